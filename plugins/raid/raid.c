@@ -1,0 +1,288 @@
+/* nbdkit-raid-plugin: serve an md-compatible RAID array over NBD.
+ *
+ *   nbdkit raid /etc/nbdraid/media.conf
+ *
+ * The engine (raid/) does the work; this file maps nbdkit's callbacks
+ * onto it.  All state is global, so flush on one connection makes
+ * every connection's writes durable (can_multi_conn).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "raid.h"
+
+#define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
+
+static char *config_path;
+static bool readonly;
+static struct raid_config cfg;
+static struct raid_array *array;
+
+static void
+plugin_unload (void)
+{
+  raid_close (array);
+  raid_config_free (&cfg);
+  free (config_path);
+}
+
+static int
+plugin_config (const char *key, const char *value)
+{
+  if (strcmp (key, "config") == 0) {
+    free (config_path);
+    config_path = nbdkit_realpath (value);
+    if (!config_path)
+      return -1;
+  }
+  else if (strcmp (key, "readonly") == 0) {
+    int r = nbdkit_parse_bool (value);
+    if (r == -1)
+      return -1;
+    readonly = r;
+  }
+  else {
+    nbdkit_error ("unknown parameter '%s' (expected config=FILE)", key);
+    return -1;
+  }
+  return 0;
+}
+
+static int
+plugin_config_complete (void)
+{
+  char err[1024];
+
+  if (!config_path) {
+    nbdkit_error ("a config file is required: nbdkit raid FILE.conf");
+    return -1;
+  }
+  if (raid_config_load (config_path, &cfg, err, sizeof err) == -1) {
+    nbdkit_error ("%s", err);
+    return -1;
+  }
+  return 0;
+}
+
+#define plugin_config_help \
+  "[config=]FILE      (required) The array's config file.\n" \
+  "readonly=true      Open the members read-only."
+
+static void
+log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
+{
+  if (level == RAID_LOG_ERROR)
+    nbdkit_error ("%s", msg);
+  else
+    nbdkit_debug ("%s", msg);
+}
+
+/* Assemble before nbdkit forks, so errors reach the admin's terminal. */
+static int
+plugin_get_ready (void)
+{
+  struct raid_options opts = { .readonly = readonly, .log = log_to_nbdkit };
+  const struct raid_geometry *g;
+  char err[1024], layout[32];
+
+  array = raid_assemble (&cfg, &opts, err, sizeof err);
+  if (!array) {
+    nbdkit_error ("%s", err);
+    return -1;
+  }
+  g = raid_geometry (array);
+  nbdkit_debug ("array %s: RAID%d %s, %u members, chunk %" PRIu64
+                ", %" PRIu64 " bytes", cfg.name, g->level,
+                geometry_layout_name (g->level, g->layout, layout,
+                                      sizeof layout),
+                g->members, g->chunk_bytes, g->array_bytes);
+  if (!raid_clean (array))
+    nbdkit_error ("array %s was not stopped cleanly or its initial sync "
+                  "did not finish: parity and mirrors may be stale until it "
+                  "is resynced (not implemented yet)", cfg.name);
+  return 0;
+}
+
+/* Threads only after the fork. */
+static int
+plugin_after_fork (void)
+{
+  if (raid_start (array) == -1) {
+    nbdkit_error ("starting the member I/O threads: %m");
+    return -1;
+  }
+  return 0;
+}
+
+static void *
+plugin_open (int ro)
+{
+  return array;
+}
+
+static int64_t
+plugin_get_size (void *handle)
+{
+  return (int64_t) raid_size (array);
+}
+
+static int
+plugin_can_write (void *handle)
+{
+  return !readonly;
+}
+
+static int
+plugin_can_multi_conn (void *handle)
+{
+  return 1;
+}
+
+static int
+plugin_can_fua (void *handle)
+{
+  return NBDKIT_FUA_NATIVE;
+}
+
+static int
+plugin_can_flush (void *handle)
+{
+  return 1;
+}
+
+static int
+plugin_can_trim (void *handle)
+{
+  return !readonly;
+}
+
+static int
+plugin_can_zero (void *handle)
+{
+  return !readonly;
+}
+
+static int
+plugin_can_extents (void *handle)
+{
+  return 1;
+}
+
+/* Preferred = a full stripe (no read-modify-write), when nbdkit can
+ * express it: it must be a power of two no larger than 32M. */
+static int
+plugin_block_size (void *handle, uint32_t *minimum, uint32_t *preferred,
+                 uint32_t *maximum)
+{
+  uint64_t stripe = raid_stripe_bytes (array);
+  uint64_t unit = raid_geometry (array)->unit_bytes;
+  uint64_t pref = (stripe & (stripe - 1)) == 0 ? stripe : unit;
+
+  *minimum = 1;
+  *preferred = pref < 512 ? 512 : pref > 32 * 1024 * 1024
+    ? 32 * 1024 * 1024 : (uint32_t) pref;
+  *maximum = 0xffffffff;
+  return 0;
+}
+
+/* The engine logs the detail (member, offset); pass errno through. */
+static int
+engine_result (int r)
+{
+  if (r == -1)
+    nbdkit_set_error (errno);
+  return r;
+}
+
+static int
+plugin_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
+            uint32_t flags)
+{
+  return engine_result (raid_read (array, buf, count, offset));
+}
+
+static int
+plugin_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
+             uint32_t flags)
+{
+  return engine_result (raid_write (array, buf, count, offset,
+                                    flags & NBDKIT_FLAG_FUA));
+}
+
+static int
+plugin_flush (void *handle, uint32_t flags)
+{
+  return engine_result (raid_flush (array));
+}
+
+static int
+plugin_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
+{
+  return engine_result (raid_zero (array, count, offset,
+                                   flags & NBDKIT_FLAG_FUA));
+}
+
+static int
+plugin_zero (void *handle, uint32_t count, uint64_t offset,
+                 uint32_t flags)
+{
+  return engine_result (raid_zero (array, count, offset,
+                                   flags & NBDKIT_FLAG_FUA));
+}
+
+static int
+add_extent (void *opaque, uint64_t offset, uint64_t len, bool hole)
+{
+  return nbdkit_add_extent (opaque, offset, len,
+                            hole ? NBDKIT_EXTENT_HOLE | NBDKIT_EXTENT_ZERO
+                            : 0);
+}
+
+static int
+plugin_extents (void *handle, uint32_t count, uint64_t offset,
+                 uint32_t flags, struct nbdkit_extents *extents)
+{
+  return engine_result (raid_extents (array, count, offset, add_extent,
+                                      extents));
+}
+
+static struct nbdkit_plugin plugin = {
+  .name = "raid",
+  .longname = "nbdkit md-compatible RAID plugin",
+  .version = PACKAGE_VERSION,
+  .magic_config_key = "config",
+  .unload = plugin_unload,
+  .config = plugin_config,
+  .config_complete = plugin_config_complete,
+  .config_help = plugin_config_help,
+  .get_ready = plugin_get_ready,
+  .after_fork = plugin_after_fork,
+  .open = plugin_open,
+  .get_size = plugin_get_size,
+  .block_size = plugin_block_size,
+  .can_write = plugin_can_write,
+  .can_multi_conn = plugin_can_multi_conn,
+  .can_fua = plugin_can_fua,
+  .can_flush = plugin_can_flush,
+  .can_trim = plugin_can_trim,
+  .can_zero = plugin_can_zero,
+  .can_extents = plugin_can_extents,
+  .pread = plugin_pread,
+  .pwrite = plugin_pwrite,
+  .flush = plugin_flush,
+  .trim = plugin_trim,
+  .zero = plugin_zero,
+  .extents = plugin_extents,
+  .errno_is_preserved = 0,
+};
+
+NBDKIT_REGISTER_PLUGIN (plugin)

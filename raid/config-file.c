@@ -1,0 +1,420 @@
+/* nbdraid: loading and checking the config file. */
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "config-file.h"
+#include "geometry.h"
+
+struct parse_state {
+  struct raid_config *cfg;
+  FILE *fp;
+  char *dir;                    /* the config file's directory */
+  int line;
+  bool line_too_long;
+  bool layout_set, chunk_set;
+  char *layout_name;
+  char *err;
+  size_t errlen;
+  bool failed;
+};
+
+static int
+fail (struct parse_state *st, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  if (st->failed)
+    return 0;
+  st->failed = true;
+  if (st->line > 0)
+    n = snprintf (st->err, st->errlen, "%s:%d: ", st->cfg->file, st->line);
+  else
+    n = snprintf (st->err, st->errlen, "%s: ", st->cfg->file);
+  va_start (ap, fmt);
+  if (n > 0 && (size_t) n < st->errlen)
+    vsnprintf (st->err + n, st->errlen - (size_t) n, fmt, ap);
+  va_end (ap);
+  return 0;
+}
+
+int
+raid_parse_size (const char *s, uint64_t *bytes)
+{
+  static const char suffixes[] = "KMGT";
+  const char *p;
+  char *end;
+  uint64_t v;
+  int shift = 0;
+
+  if (!isdigit ((unsigned char) *s))
+    return -1;
+  errno = 0;
+  v = strtoull (s, &end, 10);
+  if (errno)
+    return -1;
+  if (*end) {
+    p = strchr (suffixes, toupper ((unsigned char) *end));
+    if (!p || !*p)
+      return -1;
+    shift = 10 * (int) (p - suffixes + 1);
+    end++;
+    if (strcasecmp (end, "") != 0 && strcasecmp (end, "B") != 0 &&
+        strcasecmp (end, "iB") != 0)
+      return -1;
+  }
+  if (shift && v > (UINT64_MAX >> shift))
+    return -1;
+  *bytes = v << shift;
+  return 0;
+}
+
+static int
+parse_bool (const char *s, bool *b)
+{
+  static const char *const yes[] = { "1", "true", "yes", "on" };
+  static const char *const no[] = { "0", "false", "no", "off" };
+  size_t i;
+
+  for (i = 0; i < 4; i++) {
+    if (strcasecmp (s, yes[i]) == 0)
+      return *b = true, 0;
+    if (strcasecmp (s, no[i]) == 0)
+      return *b = false, 0;
+  }
+  return -1;
+}
+
+/* Member paths are relative to the config file's directory. */
+static char *
+resolve_path (struct parse_state *st, const char *path)
+{
+  char *r;
+
+  if (path[0] == '/' || strstr (path, "://"))
+    return strdup (path);
+  if (asprintf (&r, "%s/%s", st->dir, path) == -1)
+    return NULL;
+  return r;
+}
+
+static bool
+path_listed (const struct raid_member_spec *specs, unsigned n,
+             const char *path)
+{
+  unsigned i;
+
+  for (i = 0; i < n; i++)
+    if (strcmp (specs[i].path, path) == 0)
+      return true;
+  return false;
+}
+
+/* "PATH [controller=NAME]" */
+static int
+add_member (struct parse_state *st, const char *value, bool spare)
+{
+  struct raid_config *cfg = st->cfg;
+  struct raid_member_spec spec = { .line = st->line };
+  struct raid_member_spec **list = spare ? &cfg->spares : &cfg->members;
+  unsigned *n = spare ? &cfg->nspares : &cfg->nmembers;
+  char *copy = strdup (value), *tok, *save = NULL, *resolved;
+  struct raid_member_spec *grown;
+
+  if (!copy)
+    return fail (st, "%s", strerror (ENOMEM));
+  tok = strtok_r (copy, " \t", &save);
+  if (!tok) {
+    free (copy);
+    return fail (st, "%s needs a path", spare ? "spare" : "member");
+  }
+  resolved = resolve_path (st, tok);
+  if (!resolved) {
+    free (copy);
+    return fail (st, "%s", strerror (ENOMEM));
+  }
+  spec.path = resolved;
+  while ((tok = strtok_r (NULL, " \t", &save)) != NULL) {
+    if (strncmp (tok, "controller=", 11) == 0 && tok[11]) {
+      free (spec.controller);
+      spec.controller = strdup (tok + 11);
+    }
+    else {
+      fail (st, "unknown member option '%s' (expected controller=NAME)",
+            tok);
+      goto out;
+    }
+  }
+  if (path_listed (cfg->members, cfg->nmembers, spec.path) ||
+      path_listed (cfg->spares, cfg->nspares, spec.path)) {
+    fail (st, "%s is listed twice", spec.path);
+    goto out;
+  }
+  if (*n >= RAID_MAX_MEMBERS) {
+    fail (st, "more than %d %ss", RAID_MAX_MEMBERS,
+          spare ? "spare" : "member");
+    goto out;
+  }
+  grown = realloc (*list, (*n + 1) * sizeof **list);
+  if (!grown) {
+    fail (st, "%s", strerror (ENOMEM));
+    goto out;
+  }
+  *list = grown;
+  (*list)[(*n)++] = spec;
+  free (copy);
+  return 1;
+
+ out:
+  free (spec.path);
+  free (spec.controller);
+  free (copy);
+  return 0;
+}
+
+static int
+set_array_key (struct parse_state *st, const char *name, const char *value)
+{
+  struct raid_config *cfg = st->cfg;
+
+  if (strcmp (name, "name") == 0) {
+    if (strlen (value) == 0 || strlen (value) > 32)
+      return fail (st, "name must be 1 to 32 characters");
+    free (cfg->name);
+    cfg->name = strdup (value);
+  }
+  else if (strcmp (name, "level") == 0) {
+    if (geometry_parse_level (value, &cfg->level) == -1)
+      return fail (st, "level '%s' is not one of 0, 1, 5, 6, 10", value);
+    cfg->level_line = st->line;
+  }
+  else if (strcmp (name, "layout") == 0) {
+    free (st->layout_name);
+    st->layout_name = strdup (value);
+    st->layout_set = true;
+    st->cfg->layout_line = st->line;
+  }
+  else if (strcmp (name, "chunk") == 0) {
+    if (raid_parse_size (value, &cfg->chunk_bytes) == -1)
+      return fail (st, "chunk '%s' is not a size (like 64K or 1M)", value);
+    st->chunk_set = true;
+    st->cfg->chunk_line = st->line;
+  }
+  else if (strcmp (name, "direct") == 0) {
+    if (parse_bool (value, &cfg->direct) == -1)
+      return fail (st, "direct '%s' is not true or false", value);
+  }
+  else
+    return fail (st, "unknown key '%s' in [array]", name);
+  return 1;
+}
+
+/* libinih keeps ';' comments only; we also allow "value   # comment". */
+static void
+strip_comment (char *v)
+{
+  char *p;
+
+  for (p = v; *p; p++)
+    if (*p == '#' && p > v && isspace ((unsigned char) p[-1])) {
+      *p = '\0';
+      break;
+    }
+  for (p = v + strlen (v); p > v && isspace ((unsigned char) p[-1]); p--)
+    p[-1] = '\0';
+}
+
+static int
+handler (void *user, const char *section, const char *name,
+         const char *value)
+{
+  struct parse_state *st = user;
+  char v[INI_MAX_LINE + 1];
+
+  if (st->failed)
+    return 0;
+  snprintf (v, sizeof v, "%s", value);
+  strip_comment (v);
+  if (strcmp (section, "array") == 0)
+    return set_array_key (st, name, v);
+  if (strcmp (section, "members") == 0) {
+    if (strcmp (name, "member") == 0 || strcmp (name, "spare") == 0)
+      return add_member (st, v, name[0] == 's');
+    return fail (st, "unknown key '%s' in [members] (member or spare)",
+                 name);
+  }
+  if (section[0] == '\0')
+    return fail (st, "'%s' is outside any section", name);
+  return fail (st, "unknown section [%s] (expected [array] or [members])",
+               section);
+}
+
+static char *
+reader (char *str, int num, void *stream)
+{
+  struct parse_state *st = stream;
+  size_t len;
+
+  if (!fgets (str, num, st->fp))
+    return NULL;
+  st->line++;
+  len = strlen (str);
+  if (len == (size_t) num - 1 && str[len - 1] != '\n' && !feof (st->fp))
+    st->line_too_long = true;
+  return str;
+}
+
+/* Cross-key checks once the whole file is read. */
+static void
+check_config (struct parse_state *st)
+{
+  struct raid_config *cfg = st->cfg;
+  unsigned min;
+  char lname[32];
+
+  if (cfg->level < 0) {
+    st->line = 0;
+    fail (st, "[array] level is missing");
+    return;
+  }
+  st->line = st->cfg->layout_line;
+  if (st->layout_set) {
+    if (cfg->level == 0 || cfg->level == 1) {
+      fail (st, "layout does not apply to RAID%d", cfg->level);
+      return;
+    }
+    if (geometry_parse_layout (cfg->level, st->layout_name, &cfg->layout)
+        == -1)
+      fail (st, "layout '%s' is not a RAID%d layout (%s)",
+                   st->layout_name, cfg->level, cfg->level == 10
+                   ? "n2, n3, f2, o2" : "left-asymmetric, right-asymmetric, "
+                   "left-symmetric, right-symmetric");
+    if (st->failed)
+      return;
+  }
+  else
+    cfg->layout = geometry_default_layout (cfg->level);
+
+  st->line = st->cfg->chunk_line;
+  if (cfg->level == 1) {
+    if (st->chunk_set) {
+      fail (st, "chunk does not apply to RAID1");
+      return;
+    }
+    cfg->chunk_bytes = 0;
+  }
+  else if (!st->chunk_set)
+    cfg->chunk_bytes = 512 * 1024;      /* mdadm's default */
+  else if (cfg->chunk_bytes < RAID_MIN_CHUNK_BYTES ||
+           cfg->chunk_bytes > RAID_MAX_CHUNK_BYTES ||
+           (cfg->chunk_bytes & (cfg->chunk_bytes - 1))) {
+    fail (st, "chunk %" PRIu64 " must be a power of two from 4K to 1G",
+          cfg->chunk_bytes);
+    return;
+  }
+
+  st->line = cfg->level_line;
+  min = geometry_min_members (cfg->level, cfg->layout);
+  if (cfg->nmembers < min)
+    fail (st, "RAID%d %s needs at least %u members; [members] lists "
+                 "%u", cfg->level,
+                 geometry_layout_name (cfg->level, cfg->layout, lname,
+                                       sizeof lname), min, cfg->nmembers);
+}
+
+static char *
+default_name (const char *file)
+{
+  char *copy = strdup (file), *base, *dot, *name;
+
+  if (!copy)
+    return NULL;
+  base = basename (copy);
+  dot = strrchr (base, '.');
+  if (dot && dot != base)
+    *dot = '\0';
+  name = strndup (base, 32);
+  free (copy);
+  return name;
+}
+
+int
+raid_config_load (const char *file, struct raid_config *cfg, char *err,
+                  size_t errlen)
+{
+  struct parse_state st = { .cfg = cfg, .err = err, .errlen = errlen };
+  char *abs = NULL;
+  int r;
+
+  memset (cfg, 0, sizeof *cfg);
+  cfg->level = -1;
+  cfg->file = strdup (file);
+  abs = realpath (file, NULL);
+  st.fp = fopen (file, "re");
+  if (!cfg->file || !abs || !st.fp) {
+    snprintf (err, errlen, "%s: %s", file, strerror (errno));
+    goto error;
+  }
+  st.dir = strdup (dirname (abs));
+  r = ini_parse_stream (reader, &st, handler, &st);
+  if (!st.failed && st.line_too_long)
+    fail (&st, "line longer than %d characters", INI_MAX_LINE - 2);
+  if (!st.failed && r > 0) {
+    st.line = r;
+    fail (&st, "syntax error (expected [section] or key = value)");
+  }
+  if (!st.failed)
+    check_config (&st);
+  if (st.failed)
+    goto error;
+  if (!cfg->name && !(cfg->name = default_name (file)))
+    goto error;
+  fclose (st.fp);
+  free (st.dir);
+  free (st.layout_name);
+  free (abs);
+  return 0;
+
+ error:
+  if (st.fp)
+    fclose (st.fp);
+  free (st.dir);
+  free (st.layout_name);
+  free (abs);
+  raid_config_free (cfg);
+  return -1;
+}
+
+static void
+free_specs (struct raid_member_spec *specs, unsigned n)
+{
+  unsigned i;
+
+  for (i = 0; i < n; i++) {
+    free (specs[i].path);
+    free (specs[i].controller);
+  }
+  free (specs);
+}
+
+void
+raid_config_free (struct raid_config *cfg)
+{
+  free (cfg->file);
+  free (cfg->name);
+  free_specs (cfg->members, cfg->nmembers);
+  free_specs (cfg->spares, cfg->nspares);
+  memset (cfg, 0, sizeof *cfg);
+}

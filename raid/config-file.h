@@ -1,0 +1,52 @@
+/* nbdraid: the array config file (INI, parsed with libinih).
+ *
+ *   [array]
+ *   name = media
+ *   level = 6
+ *   layout = left-symmetric
+ *   chunk = 128K
+ *   [members]
+ *   member = /srv/disks/d0.img controller=c0
+ *   spare  = /srv/disks/s0.img controller=c0
+ *
+ * Every key is documented in plugins/raid/nbdkit-raid-plugin.pod.
+ */
+#ifndef NBDRAID_CONFIG_FILE_H
+#define NBDRAID_CONFIG_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct raid_member_spec {
+  char *path;                   /* absolute path (or URI) */
+  char *controller;             /* NULL when not given */
+  int line;
+};
+
+struct raid_config {
+  char *file;
+  char *name;
+  int level;
+  uint32_t layout;
+  uint64_t chunk_bytes;         /* 0 for RAID1 */
+  bool direct;
+  int level_line;               /* where each was set (0: defaulted), */
+  int layout_line;              /* for messages */
+  int chunk_line;
+  struct raid_member_spec *members;     /* in role order */
+  unsigned nmembers;
+  struct raid_member_spec *spares;
+  unsigned nspares;
+};
+
+/* Parse and check a config file.  Returns 0, or -1 with a one-line
+ * message naming file:line in err. */
+int raid_config_load (const char *file, struct raid_config *cfg,
+                      char *err, size_t errlen);
+void raid_config_free (struct raid_config *cfg);
+
+/* "128K", "1M", "4096": bytes, binary suffixes K M G T.  -1 if bad. */
+int raid_parse_size (const char *s, uint64_t *bytes);
+
+#endif

@@ -1,0 +1,298 @@
+/* nbdraid: creating an array (nbdraid create).
+ *
+ * Every member is opened and checked before the first byte is written:
+ * a bad config or a wrong disk leaves every member untouched.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "array.h"
+#include "superblock-io.h"
+
+/* md's RAID1 has no chunk; mdadm still rounds its size to 64 KiB. */
+#define RAID1_ROUND_BYTES (64 * 1024)
+#define SECTOR 512ULL
+
+struct creation {
+  const struct raid_config *cfg;
+  const struct raid_create_options *opts;
+  struct member **members;      /* members then spares */
+  unsigned n;
+  char *err;
+  size_t errlen;
+};
+
+static int
+refuse (struct creation *c, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (c->err, c->errlen, fmt, ap);
+  va_end (ap);
+  return -1;
+}
+
+static void
+note (struct creation *c, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+
+  if (!c->opts->log)
+    return;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  c->opts->log (c->opts->log_opaque, RAID_LOG_INFO, msg);
+}
+
+static const struct raid_member_spec *
+spec_of (const struct creation *c, unsigned i)
+{
+  return i < c->cfg->nmembers ? &c->cfg->members[i]
+    : &c->cfg->spares[i - c->cfg->nmembers];
+}
+
+/* mdadm's space for a bitmap: choose_bm_space() in super1.c. */
+static uint64_t
+bitmap_space_sectors (uint64_t dev_sectors)
+{
+  if (dev_sectors < 64 * 2)
+    return 0;
+  if (dev_sectors - 64 * 2 >= 200ULL * 1024 * 1024 * 2)
+    return 128 * 2;
+  if (dev_sectors - 4 * 2 > 8ULL * 1024 * 1024 * 2)
+    return 64 * 2;
+  return 4 * 2;
+}
+
+/* mdadm's default v1.2 data offset: reshape headroom shrunk for small
+ * devices, plus superblock and bitmap space, rounded up to 1 MiB. */
+static uint64_t
+data_offset_sectors (uint64_t dev_sectors, uint64_t chunk_sectors)
+{
+  uint64_t headroom = 128 * 1024 * 2, off;
+
+  while ((headroom << 10) > dev_sectors &&
+         (chunk_sectors == 0 || headroom / 2 >= chunk_sectors * 2))
+    headroom >>= 1;
+  off = 12 * 2 + bitmap_space_sectors (dev_sectors) + headroom;
+  return (off + 2047) / 2048 * 2048;
+}
+
+static int
+open_all (struct creation *c)
+{
+  struct member_open_options mo = { .direct = c->cfg->direct };
+  struct md_superblock *sb = malloc (sizeof *sb);
+  char why[512], uuid[36];
+  unsigned i;
+  bool none;
+
+  if (!sb)
+    return refuse (c, "%s", strerror (ENOMEM));
+  for (i = 0; i < c->n; i++) {
+    const char *path = spec_of (c, i)->path;
+
+    c->members[i] = member_open (path, &mo, c->err, c->errlen);
+    if (!c->members[i])
+      goto fail;
+    if (md_sb_read (c->members[i], sb, &none, why, sizeof why) == 0) {
+      if (c->opts->force)
+        continue;
+      md_uuid_format (sb->set_uuid, uuid);
+      refuse (c, "%s already holds an md superblock (array %s, name '%s'); "
+              "use --force to overwrite it", path, uuid, sb->set_name);
+      goto fail;
+    }
+    if (!none && !c->opts->force) {
+      refuse (c, "%s: has a damaged md superblock (%s); use --force to "
+              "overwrite it", path, why);
+      goto fail;
+    }
+  }
+  free (sb);
+  return 0;
+ fail:
+  free (sb);
+  return -1;
+}
+
+/* Size the array from the smallest member, as md does. */
+static int
+plan_geometry (struct creation *c, struct raid_geometry *g,
+               uint64_t *data_offset)
+{
+  const struct raid_config *cfg = c->cfg;
+  uint64_t round = cfg->level == 1 ? RAID1_ROUND_BYTES : cfg->chunk_bytes;
+  uint64_t smallest = UINT64_MAX, need;
+  unsigned i, which = 0;
+
+  for (i = 0; i < c->n; i++)
+    if (c->members[i]->size_bytes < smallest) {
+      smallest = c->members[i]->size_bytes;
+      which = i;
+    }
+  *data_offset = data_offset_sectors (smallest / SECTOR,
+                                      cfg->chunk_bytes / SECTOR) * SECTOR;
+  need = *data_offset + round;
+  if (smallest < need)
+    return refuse (c, "%s is too small: %" PRIu64 " bytes, each member "
+                   "needs at least %" PRIu64 " (%" PRIu64 " for the "
+                   "superblock area and one %s)", spec_of (c, which)->path,
+                   smallest, need, *data_offset,
+                   cfg->level == 1 ? "64K unit" : "chunk");
+  for (i = 0; i < c->n; i++)
+    if (c->members[i]->size_bytes != smallest) {
+      note (c, "members differ in size; using the smallest, %s: %" PRIu64
+            " bytes", spec_of (c, which)->path, smallest);
+      break;
+    }
+
+  memset (g, 0, sizeof *g);
+  g->level = cfg->level;
+  g->layout = cfg->layout;
+  g->members = cfg->nmembers;
+  g->chunk_bytes = cfg->chunk_bytes;
+  g->member_bytes = (smallest - *data_offset) / round * round;
+  return geometry_init (g, c->err, c->errlen);
+}
+
+static void
+random_uuid (uint8_t uuid[16])
+{
+  size_t got = 0;
+
+  while (got < 16) {
+    ssize_t r = getrandom (uuid + got, 16 - got, 0);
+    if (r > 0)
+      got += (size_t) r;
+  }
+}
+
+static int
+write_superblocks (struct creation *c, const struct raid_geometry *g,
+                   uint64_t data_offset, bool clean)
+{
+  const struct raid_config *cfg = c->cfg;
+  struct md_superblock *sb = calloc (1, sizeof *sb);
+  unsigned i;
+  int r = -1;
+
+  if (!sb)
+    return refuse (c, "%s", strerror (ENOMEM));
+  random_uuid (sb->set_uuid);
+  snprintf (sb->set_name, sizeof sb->set_name, "%s", cfg->name);
+  sb->ctime = sb->utime = md_time_now ();
+  sb->level = cfg->level;
+  sb->layout = cfg->level == 0 || cfg->level == 1 ? 0 : cfg->layout;
+  sb->size_sectors = g->member_bytes / SECTOR;
+  sb->chunk_sectors = (uint32_t) (cfg->chunk_bytes / SECTOR);
+  sb->raid_disks = cfg->nmembers;
+  sb->data_offset_sectors = data_offset / SECTOR;
+  sb->super_offset_sectors = MD_SB_OFFSET_SECTORS;
+  sb->events = 1;
+  sb->resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
+  sb->max_dev = c->n > MD_SB_DEFAULT_MAX_DEV ? c->n : MD_SB_DEFAULT_MAX_DEV;
+  for (i = 0; i < sb->max_dev; i++)
+    sb->dev_roles[i] = i < cfg->nmembers ? i : MD_ROLE_SPARE;
+
+  for (i = 0; i < c->n; i++) {
+    struct member *m = c->members[i];
+
+    sb->dev_number = i;
+    random_uuid (sb->device_uuid);
+    /* RAID0: equal data sizes, so md sees a single zone. */
+    sb->data_size_sectors = cfg->level == 0 ? g->member_bytes / SECTOR
+      : (m->size_bytes - data_offset) / SECTOR;
+    if (md_sb_write (m, sb) == -1 || m->ops->flush (m) == -1) {
+      refuse (c, "%s: writing the superblock: %s", m->name,
+              strerror (errno));
+      goto out;
+    }
+  }
+  r = 0;
+ out:
+  free (sb);
+  return r;
+}
+
+/* Make every stripe consistent through the engine itself. */
+static int
+initial_sync (struct creation *c)
+{
+  struct raid_options ao = { .log = c->opts->log,
+    .log_opaque = c->opts->log_opaque };
+  struct raid_array *a = raid_assemble (c->cfg, &ao, c->err, c->errlen);
+  uint64_t total, done, step;
+  int r = -1;
+
+  if (!a)
+    return -1;
+  if (raid_start (a) == -1) {
+    refuse (c, "starting I/O threads: %s", strerror (errno));
+    goto out;
+  }
+  total = raid_sync_units (a);
+  step = total / 100 + 1;
+  for (done = 0; done < total; done += step) {
+    if (step > total - done)
+      step = total - done;
+    if (raid_sync (a, done, step) == -1) {
+      refuse (c, "initial sync failed at unit %" PRIu64 ": %s", done,
+              strerror (errno));
+      goto out;
+    }
+    if (c->opts->progress)
+      c->opts->progress (c->opts->log_opaque, done + step, total);
+  }
+  if (raid_update_superblocks (a, true) == -1) {
+    refuse (c, "marking the array clean: %s", strerror (errno));
+    goto out;
+  }
+  r = 0;
+ out:
+  raid_close (a);
+  return r;
+}
+
+int
+raid_create (const struct raid_config *cfg,
+             const struct raid_create_options *opts, char *err,
+             size_t errlen)
+{
+  struct creation c = { .cfg = cfg, .opts = opts, .err = err,
+    .errlen = errlen, .n = cfg->nmembers + cfg->nspares };
+  bool needs_sync = !opts->assume_clean && cfg->level != 0;
+  struct raid_geometry g;
+  uint64_t data_offset;
+  unsigned i;
+  int r = -1;
+
+  c.members = calloc (c.n, sizeof *c.members);
+  if (!c.members)
+    return refuse (&c, "%s", strerror (ENOMEM));
+  if (open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
+      write_superblocks (&c, &g, data_offset, !needs_sync))
+    goto out;
+  for (i = 0; i < c.n; i++) {
+    member_close (c.members[i]);
+    c.members[i] = NULL;
+  }
+  if (needs_sync && initial_sync (&c) == -1)
+    goto out;
+  r = 0;
+ out:
+  for (i = 0; i < c.n; i++)
+    member_close (c.members[i]);
+  free (c.members);
+  return r;
+}

@@ -1,0 +1,56 @@
+/* nbdraid: placement for the copies family: RAID0, RAID1 and RAID10.
+ *
+ * RAID10 follows md's __raid10_find_phys() (drivers/md/raid10.c) with
+ * the original far-set layout (layout bit 17 clear), at unit
+ * granularity: the offset inside a chunk never changes.
+ */
+#include <config.h>
+
+#include "geometry.h"
+
+static unsigned
+raid10_places (const struct raid_geometry *g, uint64_t unit,
+               struct place *places)
+{
+  uint64_t chunk = unit * g->near;
+  uint64_t row = chunk / g->members;
+  unsigned dev = chunk % g->members, n, f, slot = 0;
+
+  if (g->far_offset)
+    row *= g->far;
+  for (n = 0; n < g->near; n++) {
+    unsigned d = dev;
+    uint64_t s = row;
+
+    places[slot++] = (struct place) { d, s };
+    for (f = 1; f < g->far; f++) {
+      d = (d + g->near) % g->members;
+      s += g->far_stride_units;
+      places[slot++] = (struct place) { d, s };
+    }
+    if (++dev == g->members) {
+      dev = 0;
+      row++;
+    }
+  }
+  return slot;
+}
+
+unsigned
+geometry_unit_places (const struct raid_geometry *g, uint64_t unit,
+                      struct place *places)
+{
+  unsigned i;
+
+  switch (g->level) {
+  case 0:
+    places[0] = (struct place) { unit % g->members, unit / g->members };
+    return 1;
+  case 1:
+    for (i = 0; i < g->members; i++)
+      places[i] = (struct place) { i, unit };
+    return g->members;
+  default:
+    return raid10_places (g, unit, places);
+  }
+}

@@ -1,0 +1,53 @@
+/* nbdraid: placement for the parity family: RAID5 and RAID6.
+ *
+ * md's raid5_compute_sector() (drivers/md/raid5.c) for the four classic
+ * layouts, and the Q coefficient order of raid6_d0()/raid6_idx_to_slot():
+ * data disks counted in device order starting just after Q.
+ */
+#include <config.h>
+
+#include "geometry.h"
+
+void
+geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
+                     struct stripe_map *map)
+{
+  unsigned n = g->members, d = g->data_members, i, k, disk;
+  unsigned rot = stripe % n;
+  bool symmetric = g->layout == LAYOUT_LEFT_SYMMETRIC ||
+    g->layout == LAYOUT_RIGHT_SYMMETRIC;
+  bool left = g->layout == LAYOUT_LEFT_ASYMMETRIC ||
+    g->layout == LAYOUT_LEFT_SYMMETRIC;
+
+  map->p_disk = left ? n - 1 - rot : rot;
+  if (g->parity_members == 1) {
+    map->q_disk = GEOMETRY_NO_DISK;
+    for (i = 0; i < d; i++)
+      map->data_disk[i] = symmetric ? (map->p_disk + 1 + i) % n
+        : i + (i >= map->p_disk);
+    for (i = 0; i < d; i++)
+      map->q_coef[i] = i;
+    return;
+  }
+
+  map->q_disk = (map->p_disk + 1) % n;
+  for (i = 0; i < d; i++) {
+    if (symmetric)
+      map->data_disk[i] = (map->p_disk + 2 + i) % n;
+    else if (map->p_disk == n - 1)
+      map->data_disk[i] = i + 1;        /* Q D D D P */
+    else
+      map->data_disk[i] = i + (i >= map->p_disk ? 2 : 0); /* D D P Q D */
+  }
+
+  /* Q coefficients: count data disks from the one after Q, wrapping. */
+  {
+    unsigned index_of_disk[RAID_MAX_MEMBERS];
+
+    for (i = 0; i < d; i++)
+      index_of_disk[map->data_disk[i]] = i;
+    for (k = 0, disk = (map->q_disk + 1) % n; k < d; disk = (disk + 1) % n)
+      if (disk != map->p_disk && disk != map->q_disk)
+        map->q_coef[index_of_disk[disk]] = k++;
+  }
+}

@@ -1,0 +1,93 @@
+/* nbdraid: where every array byte lives, for each md level and layout.
+ *
+ * Pure functions, no I/O.  Offsets here are relative to the start of a
+ * member's data area (md's data_offset); the array adds that.
+ */
+#ifndef NBDRAID_GEOMETRY_H
+#define NBDRAID_GEOMETRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RAID_MAX_MEMBERS 128
+/* RAID1 has no chunk in md; we split requests at this unit so reads
+ * spread over the copies. */
+#define RAID1_UNIT_BYTES (128 * 1024)
+#define RAID_MIN_CHUNK_BYTES 4096
+#define RAID_MAX_CHUNK_BYTES (1024 * 1024 * 1024ULL)
+
+/* md's RAID5/6 layouts (md-format.md). */
+enum {
+  LAYOUT_LEFT_ASYMMETRIC = 0,
+  LAYOUT_RIGHT_ASYMMETRIC = 1,
+  LAYOUT_LEFT_SYMMETRIC = 2,
+  LAYOUT_RIGHT_SYMMETRIC = 3,
+};
+/* md's RAID10 layout word: near | far << 8 | offset << 16. */
+#define RAID10_LAYOUT(near, far, offset) \
+  ((near) | (far) << 8 | ((offset) ? 1 << 16 : 0))
+
+#define GEOMETRY_NO_DISK UINT32_MAX
+
+struct raid_geometry {
+  /* Inputs, as in the md superblock. */
+  int level;                    /* 0, 1, 5, 6, 10 */
+  uint32_t layout;
+  unsigned members;             /* raid_disks */
+  uint64_t chunk_bytes;         /* ignored for RAID1 */
+  uint64_t member_bytes;        /* used bytes of each member's data area */
+
+  /* Derived by geometry_init. */
+  uint64_t unit_bytes;          /* split unit: chunk, or RAID1_UNIT_BYTES */
+  unsigned data_members;        /* parity: data chunks per stripe */
+  unsigned parity_members;      /* 0 (copies family), 1 or 2 */
+  unsigned copies;              /* copies family: places per chunk */
+  unsigned near, far;           /* RAID10 */
+  bool far_offset;
+  uint64_t far_stride_units;    /* RAID10: member chunks between far copies */
+  uint64_t array_bytes;
+};
+
+/* One copy of an array unit: member index and unit index within the
+ * member's data area. */
+struct place {
+  unsigned disk;
+  uint64_t member_unit;
+};
+
+/* The parity family's picture of one stripe. */
+struct stripe_map {
+  unsigned p_disk;
+  unsigned q_disk;                      /* GEOMETRY_NO_DISK for RAID5 */
+  unsigned data_disk[RAID_MAX_MEMBERS]; /* data index -> member */
+  unsigned q_coef[RAID_MAX_MEMBERS];    /* data index -> Q exponent */
+};
+
+/* Validate the inputs and fill in the derived fields.  Returns 0, or -1
+ * with the reason in err. */
+int geometry_init (struct raid_geometry *g, char *err, size_t errlen);
+
+/* Smallest member count the level and layout allow. */
+unsigned geometry_min_members (int level, uint32_t layout);
+
+/* Copies family (RAID0, RAID1, RAID10): every place holding array unit
+ * `unit`, primary copy first.  Returns g->copies. */
+unsigned geometry_unit_places (const struct raid_geometry *g, uint64_t unit,
+                               struct place *places);
+
+/* Parity family (RAID5, RAID6): the members of stripe `stripe`.  Array
+ * unit u belongs to stripe u / data_members, data index u % data_members,
+ * and sits at member unit `stripe` on its disk. */
+void geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
+                          struct stripe_map *map);
+
+/* Parsing and naming of levels and layouts, as mdadm spells them. */
+int geometry_parse_level (const char *s, int *level);
+int geometry_parse_layout (int level, const char *s, uint32_t *layout);
+uint32_t geometry_default_layout (int level);
+/* Writes the layout name ("left-symmetric", "n2", "-") into buf. */
+const char *geometry_layout_name (int level, uint32_t layout, char *buf,
+                                  size_t len);
+
+#endif

@@ -1,0 +1,272 @@
+/* nbdraid: members that are local files or block devices. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "member.h"
+
+/* O_DIRECT needs the buffer, offset and length aligned to the logical
+ * block size; 4096 covers every device we meet. */
+#define DIRECT_ALIGN 4096
+
+struct file_member {
+  int fd;
+  bool block_device;
+  bool direct;
+};
+
+static struct file_member *
+priv (struct member *m)
+{
+  return m->priv;
+}
+
+static int
+full_pread (int fd, void *buf, size_t len, uint64_t off)
+{
+  while (len > 0) {
+    ssize_t r = pread (fd, buf, len, (off_t) off);
+    if (r == -1) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (r == 0) {
+      errno = EIO;              /* short member: a read past its end */
+      return -1;
+    }
+    buf = (char *) buf + r;
+    len -= (size_t) r;
+    off += (uint64_t) r;
+  }
+  return 0;
+}
+
+static int
+full_pwrite (int fd, const void *buf, size_t len, uint64_t off)
+{
+  while (len > 0) {
+    ssize_t r = pwrite (fd, buf, len, (off_t) off);
+    if (r == -1) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    buf = (const char *) buf + r;
+    len -= (size_t) r;
+    off += (uint64_t) r;
+  }
+  return 0;
+}
+
+static bool
+direct_ok (const void *buf, size_t len, uint64_t off)
+{
+  return ((uintptr_t) buf | len | off) % DIRECT_ALIGN == 0;
+}
+
+/* An O_DIRECT transfer that is not aligned goes through an aligned
+ * bounce buffer covering the whole blocks it touches. */
+static void *
+bounce_alloc (size_t len, uint64_t off, uint64_t *b_off, size_t *b_len)
+{
+  void *b;
+
+  *b_off = off / DIRECT_ALIGN * DIRECT_ALIGN;
+  *b_len = (off + len + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN -
+    *b_off;
+  if (posix_memalign (&b, DIRECT_ALIGN, *b_len) != 0) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return b;
+}
+
+static int
+file_pread (struct member *m, void *buf, size_t len, uint64_t off)
+{
+  struct file_member *f = priv (m);
+  uint64_t b_off;
+  size_t b_len;
+  char *b;
+  int r;
+
+  if (!f->direct || direct_ok (buf, len, off))
+    return full_pread (f->fd, buf, len, off);
+  b = bounce_alloc (len, off, &b_off, &b_len);
+  if (!b)
+    return -1;
+  r = full_pread (f->fd, b, b_len, b_off);
+  if (r == 0)
+    memcpy (buf, b + (off - b_off), len);
+  free (b);
+  return r;
+}
+
+static int
+file_pwrite (struct member *m, const void *buf, size_t len, uint64_t off)
+{
+  struct file_member *f = priv (m);
+  uint64_t b_off;
+  size_t b_len;
+  char *b;
+  int r;
+
+  if (!f->direct || direct_ok (buf, len, off))
+    return full_pwrite (f->fd, buf, len, off);
+  /* Read-modify-write of the partial blocks; the caller's stripe lock
+   * keeps other writers out of them. */
+  b = bounce_alloc (len, off, &b_off, &b_len);
+  if (!b)
+    return -1;
+  r = full_pread (f->fd, b, b_len, b_off);
+  if (r == 0) {
+    memcpy (b + (off - b_off), buf, len);
+    r = full_pwrite (f->fd, b, b_len, b_off);
+  }
+  free (b);
+  return r;
+}
+
+static int
+file_flush (struct member *m)
+{
+  return fdatasync (priv (m)->fd);
+}
+
+static int
+write_zeros (struct member *m, uint64_t len, uint64_t off)
+{
+  const size_t zlen = 1024 * 1024;
+  void *z;
+  int r = 0;
+
+  if (posix_memalign (&z, DIRECT_ALIGN, zlen) != 0) {
+    errno = ENOMEM;
+    return -1;
+  }
+  memset (z, 0, zlen);
+  while (len > 0 && r == 0) {
+    size_t n = len < zlen ? (size_t) len : zlen;
+    r = file_pwrite (m, z, n, off);
+    len -= n;
+    off += n;
+  }
+  free (z);
+  return r;
+}
+
+static int
+file_zero (struct member *m, uint64_t len, uint64_t off)
+{
+  struct file_member *f = priv (m);
+
+  if (f->block_device) {
+    uint64_t range[2] = { off, len };
+    if ((off | len) % 512 == 0 && ioctl (f->fd, BLKZEROOUT, range) == 0)
+      return 0;
+    return write_zeros (m, len, off);
+  }
+  if (fallocate (f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                 (off_t) off, (off_t) len) == 0)
+    return 0;
+  if (errno != EOPNOTSUPP)
+    return -1;
+  return write_zeros (m, len, off);
+}
+
+static int
+file_is_hole (struct member *m, uint64_t len, uint64_t off)
+{
+  struct file_member *f = priv (m);
+  off_t data;
+
+  if (f->block_device)
+    return 0;
+  data = lseek (f->fd, (off_t) off, SEEK_DATA);
+  if (data == -1)
+    return errno == ENXIO ? 1 : (errno == EINVAL ? 0 : -1);
+  return (uint64_t) data >= off + len;
+}
+
+static void
+file_close (struct member *m)
+{
+  close (priv (m)->fd);
+  free (m->priv);
+  free (m->name);
+  free (m);
+}
+
+static const struct member_ops file_ops = {
+  .kind = "file",
+  .pread = file_pread,
+  .pwrite = file_pwrite,
+  .flush = file_flush,
+  .zero = file_zero,
+  .is_hole = file_is_hole,
+  .close = file_close,
+};
+
+struct member *
+member_file_open (const char *path, const struct member_open_options *opts,
+                  char *err, size_t errlen)
+{
+  int flags = (opts->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC |
+    (opts->direct ? O_DIRECT : 0);
+  struct member *m = NULL;
+  struct file_member *f = NULL;
+  struct stat st;
+  int fd;
+
+  fd = open (path, flags);
+  if (fd == -1) {
+    snprintf (err, errlen, "%s: open: %s", path, strerror (errno));
+    return NULL;
+  }
+  if (fstat (fd, &st) == -1) {
+    snprintf (err, errlen, "%s: fstat: %s", path, strerror (errno));
+    goto fail;
+  }
+  m = calloc (1, sizeof *m);
+  f = calloc (1, sizeof *f);
+  if (!m || !f || !(m->name = strdup (path))) {
+    snprintf (err, errlen, "%s: %s", path, strerror (ENOMEM));
+    goto fail;
+  }
+  if (S_ISREG (st.st_mode))
+    m->size_bytes = (uint64_t) st.st_size;
+  else if (S_ISBLK (st.st_mode)) {
+    f->block_device = true;
+    if (ioctl (fd, BLKGETSIZE64, &m->size_bytes) == -1) {
+      snprintf (err, errlen, "%s: BLKGETSIZE64: %s", path, strerror (errno));
+      goto fail;
+    }
+  }
+  else {
+    snprintf (err, errlen, "%s: %s", path, S_ISDIR (st.st_mode)
+              ? "is a directory" : "is not a regular file or block device");
+    goto fail;
+  }
+  f->fd = fd;
+  f->direct = opts->direct;
+  m->ops = &file_ops;
+  m->priv = f;
+  return m;
+
+ fail:
+  if (m)
+    free (m->name);
+  free (m);
+  free (f);
+  close (fd);
+  return NULL;
+}

@@ -1,0 +1,55 @@
+/* nbdraid: one interface for a member's I/O, whatever backs it.
+ *
+ * Every operation returns 0, or -1 with errno set; callers add the
+ * member, operation and offset to the message.  Offsets are absolute
+ * byte offsets on the member (the superblock lives at 4096).
+ */
+#ifndef NBDRAID_MEMBER_H
+#define NBDRAID_MEMBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct member;
+
+struct member_ops {
+  const char *kind;             /* "file", "block device", "nbd" */
+  int (*pread) (struct member *m, void *buf, size_t len, uint64_t off);
+  int (*pwrite) (struct member *m, const void *buf, size_t len,
+                 uint64_t off);
+  int (*flush) (struct member *m);
+  /* Make the range read back as zeros, deallocating it when the
+   * backend can. */
+  int (*zero) (struct member *m, uint64_t len, uint64_t off);
+  /* 1 if the range is known to read as zeros without reading it
+   * (a hole), 0 if it may hold data, -1 on error. */
+  int (*is_hole) (struct member *m, uint64_t len, uint64_t off);
+  void (*close) (struct member *m);
+};
+
+struct member {
+  const struct member_ops *ops;
+  char *name;                   /* path or URI, for messages */
+  uint64_t size_bytes;
+  void *priv;
+};
+
+struct member_open_options {
+  bool readonly;
+  bool direct;                  /* O_DIRECT for files and block devices */
+};
+
+/* Open a member by its config spec (a path, or later an NBD URI).
+ * Returns NULL with a one-line reason (naming the member) in err. */
+struct member *member_open (const char *spec,
+                            const struct member_open_options *opts,
+                            char *err, size_t errlen);
+void member_close (struct member *m);
+
+/* Backends. */
+struct member *member_file_open (const char *path,
+                                 const struct member_open_options *opts,
+                                 char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,41 @@
+/* nbdraid: P and P+Q parity with ISA-L.
+ *
+ * Data buffers are passed in Q-coefficient order (md's syndrome order,
+ * see geometry_stripe_map): buffer k is multiplied by 2^k in Q.
+ * ISA-L's ec_encode_data family accepts any buffer alignment.
+ */
+#ifndef NBDRAID_PARITY_H
+#define NBDRAID_PARITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct parity_code {
+  unsigned data;                /* k data blocks */
+  unsigned parity;              /* 1 (P) or 2 (P, Q) */
+  unsigned char *tables;        /* ec_init_tables() of the P/Q rows */
+};
+
+int parity_init (struct parity_code *c, unsigned data, unsigned parity);
+void parity_free (struct parity_code *c);
+
+/* parity[0] = P, parity[1] = Q of data[0..k-1]. */
+void parity_encode (const struct parity_code *c, size_t len,
+                    uint8_t *const *data, uint8_t *const *parity);
+
+/* Fold one data block into existing parity: P ^= D, Q ^= 2^coef * D.
+ * Applying it with the old and then the new contents of a block turns
+ * the old parity into the new (read-modify-write). */
+void parity_update (const struct parity_code *c, size_t len, unsigned coef,
+                    const uint8_t *data, uint8_t *const *parity);
+
+/* Allocate n buffers of len bytes in one block, staggered by 256 bytes
+ * within a page (ISA-L runs 2-4x slower when every buffer starts at the
+ * same page offset), or page-aligned for O_DIRECT members.  Returns the
+ * block to pass to parity_buffers_free, or NULL. */
+uint8_t *parity_buffers_alloc (size_t n, size_t len, bool page_aligned,
+                               uint8_t **bufs);
+void parity_buffers_free (uint8_t *block);
+
+#endif

@@ -1,0 +1,20 @@
+/* nbdraid: reading and writing a member's md v1.2 superblock. */
+#ifndef NBDRAID_SUPERBLOCK_IO_H
+#define NBDRAID_SUPERBLOCK_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "member.h"
+#include "superblock.h"
+
+/* Read and decode.  Returns 0; or -1 with the reason in err (prefixed
+ * with the member's name) and *no_superblock set when the member simply
+ * has none. */
+int md_sb_read (struct member *m, struct md_superblock *sb,
+                bool *no_superblock, char *err, size_t errlen);
+
+/* Encode and write (not flushed).  Returns 0 or -1 with errno set. */
+int md_sb_write (struct member *m, const struct md_superblock *sb);
+
+#endif

@@ -1,0 +1,254 @@
+/* nbdraid: encode, decode and checksum the md v1.2 superblock.
+ *
+ * Byte offsets are those of md's struct mdp_superblock_1
+ * (include/uapi/linux/raid/md_p.h); see ../shared/notes/md-format.md.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "le.h"
+#include "superblock.h"
+
+/* Offsets of the fields in the on-disk superblock. */
+enum {
+  SB_MAGIC = 0, SB_MAJOR = 4, SB_FEATURES = 8, SB_PAD0 = 12,
+  SB_SET_UUID = 16, SB_SET_NAME = 32, SB_CTIME = 64, SB_LEVEL = 72,
+  SB_LAYOUT = 76, SB_SIZE = 80, SB_CHUNK = 88, SB_RAID_DISKS = 92,
+  SB_BITMAP_OFFSET = 96, SB_NEW_LEVEL = 100, SB_RESHAPE_POS = 104,
+  SB_DELTA_DISKS = 112, SB_NEW_LAYOUT = 116, SB_NEW_CHUNK = 120,
+  SB_NEW_OFFSET = 124, SB_DATA_OFFSET = 128, SB_DATA_SIZE = 136,
+  SB_SUPER_OFFSET = 144, SB_RECOVERY_OFFSET = 152, SB_DEV_NUMBER = 160,
+  SB_CNT_CORRECTED = 164, SB_DEVICE_UUID = 168, SB_DEVFLAGS = 184,
+  SB_BBLOG_SHIFT = 185, SB_BBLOG_SIZE = 186, SB_BBLOG_OFFSET = 188,
+  SB_UTIME = 192, SB_EVENTS = 200, SB_RESYNC_OFFSET = 208, SB_CSUM = 216,
+  SB_MAX_DEV = 220, SB_PAD3 = 224, SB_ROLES = 256,
+};
+
+/* The feature bits this engine understands well enough to serve. */
+#define SUPPORTED_FEATURES \
+  (MD_FEATURE_BITMAP | MD_FEATURE_RECOVERY_OFFSET | MD_FEATURE_RAID0_LAYOUT)
+
+/* Features md knows that we refuse, with the name we report. */
+static const struct {
+  uint32_t bit;
+  const char *name;
+} refused_features[] = {
+  { MD_FEATURE_RESHAPE, "a reshape in progress" },
+  { MD_FEATURE_BAD_BLOCKS, "a bad-block list with recorded bad blocks" },
+  { MD_FEATURE_REPLACEMENT, "a replacement device" },
+  { MD_FEATURE_JOURNAL, "a write journal" },
+  { MD_FEATURE_PPL, "a partial parity log (PPL)" },
+};
+
+uint32_t
+md_sb_checksum (const uint8_t *block)
+{
+  uint32_t max_dev = le32_get (block + SB_MAX_DEV);
+  size_t size, i;
+  uint64_t sum = 0;
+
+  if (max_dev > MD_SB_MAX_DEV_LIMIT)
+    max_dev = MD_SB_MAX_DEV_LIMIT;
+  size = MD_SB_FIXED_BYTES + 2 * (size_t) max_dev;
+  for (i = 0; i + 4 <= size; i += 4)
+    if (i != SB_CSUM)
+      sum += le32_get (block + i);
+  if (size - i == 2)
+    sum += le16_get (block + i);
+  return (uint32_t) ((sum & 0xffffffff) + (sum >> 32));
+}
+
+void
+md_sb_encode (const struct md_superblock *sb, uint8_t *b)
+{
+  uint32_t i;
+
+  memset (b, 0, MD_SB_BLOCK_BYTES);
+  le32_put (b + SB_MAGIC, MD_SB_MAGIC);
+  le32_put (b + SB_MAJOR, 1);
+  le32_put (b + SB_FEATURES, sb->feature_map);
+  memcpy (b + SB_SET_UUID, sb->set_uuid, 16);
+  memcpy (b + SB_SET_NAME, sb->set_name, strnlen (sb->set_name, 32));
+  le64_put (b + SB_CTIME, sb->ctime);
+  le32_put (b + SB_LEVEL, (uint32_t) sb->level);
+  le32_put (b + SB_LAYOUT, sb->layout);
+  le64_put (b + SB_SIZE, sb->size_sectors);
+  le32_put (b + SB_CHUNK, sb->chunk_sectors);
+  le32_put (b + SB_RAID_DISKS, sb->raid_disks);
+  le32_put (b + SB_BITMAP_OFFSET, (uint32_t) sb->bitmap_offset_sectors);
+  le32_put (b + SB_NEW_LEVEL, sb->new_level);
+  le64_put (b + SB_RESHAPE_POS, sb->reshape_position);
+  le32_put (b + SB_DELTA_DISKS, sb->delta_disks);
+  le32_put (b + SB_NEW_LAYOUT, sb->new_layout);
+  le32_put (b + SB_NEW_CHUNK, sb->new_chunk);
+  le32_put (b + SB_NEW_OFFSET, sb->new_offset);
+  le64_put (b + SB_DATA_OFFSET, sb->data_offset_sectors);
+  le64_put (b + SB_DATA_SIZE, sb->data_size_sectors);
+  le64_put (b + SB_SUPER_OFFSET, sb->super_offset_sectors);
+  le64_put (b + SB_RECOVERY_OFFSET, sb->recovery_offset_sectors);
+  le32_put (b + SB_DEV_NUMBER, sb->dev_number);
+  le32_put (b + SB_CNT_CORRECTED, sb->cnt_corrected_read);
+  memcpy (b + SB_DEVICE_UUID, sb->device_uuid, 16);
+  b[SB_DEVFLAGS] = sb->devflags;
+  b[SB_BBLOG_SHIFT] = sb->bblog_shift;
+  le16_put (b + SB_BBLOG_SIZE, sb->bblog_size);
+  le32_put (b + SB_BBLOG_OFFSET, sb->bblog_offset);
+  le64_put (b + SB_UTIME, sb->utime);
+  le64_put (b + SB_EVENTS, sb->events);
+  le64_put (b + SB_RESYNC_OFFSET, sb->resync_offset_sectors);
+  le32_put (b + SB_MAX_DEV, sb->max_dev);
+  for (i = 0; i < sb->max_dev && i < MD_SB_MAX_DEV_LIMIT; i++)
+    le16_put (b + SB_ROLES + 2 * i, sb->dev_roles[i]);
+  le32_put (b + SB_CSUM, md_sb_checksum (b));
+}
+
+static bool
+all_zero (const uint8_t *p, size_t n)
+{
+  while (n--)
+    if (*p++)
+      return false;
+  return true;
+}
+
+int
+md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
+              char *err, size_t errlen)
+{
+  uint32_t magic = le32_get (b + SB_MAGIC), major = le32_get (b + SB_MAJOR);
+  uint32_t csum, unknown;
+  size_t i;
+
+  *no_magic = magic != MD_SB_MAGIC;
+  if (*no_magic) {
+    snprintf (err, errlen, "no md superblock (magic 0x%08x)", magic);
+    return -1;
+  }
+  if (major != 1) {
+    snprintf (err, errlen, "major_version %u (only md v1.x is supported)",
+              major);
+    return -1;
+  }
+
+  memset (sb, 0, sizeof *sb);
+  sb->max_dev = le32_get (b + SB_MAX_DEV);
+  if (sb->max_dev > MD_SB_MAX_DEV_LIMIT) {
+    snprintf (err, errlen, "max_dev %u exceeds %u", sb->max_dev,
+              MD_SB_MAX_DEV_LIMIT);
+    return -1;
+  }
+  sb->sb_csum = le32_get (b + SB_CSUM);
+  csum = md_sb_checksum (b);
+  if (csum != sb->sb_csum) {
+    snprintf (err, errlen, "sb_csum 0x%08x is wrong (expected 0x%08x)",
+              sb->sb_csum, csum);
+    return -1;
+  }
+  if (le32_get (b + SB_PAD0) != 0 || !all_zero (b + SB_PAD3, 32)) {
+    snprintf (err, errlen, "non-zero padding (a newer md feature?)");
+    return -1;
+  }
+
+  sb->feature_map = le32_get (b + SB_FEATURES);
+  for (i = 0; i < sizeof refused_features / sizeof refused_features[0]; i++)
+    if (sb->feature_map & refused_features[i].bit) {
+      snprintf (err, errlen, "feature_map 0x%x: %s is not supported",
+                sb->feature_map, refused_features[i].name);
+      return -1;
+    }
+  unknown = sb->feature_map & ~SUPPORTED_FEATURES;
+  if (unknown) {
+    snprintf (err, errlen, "feature_map 0x%x: unknown feature bits 0x%x",
+              sb->feature_map, unknown);
+    return -1;
+  }
+
+  memcpy (sb->set_uuid, b + SB_SET_UUID, 16);
+  memcpy (sb->set_name, b + SB_SET_NAME, 32);
+  sb->set_name[32] = '\0';
+  sb->ctime = le64_get (b + SB_CTIME);
+  sb->level = (int32_t) le32_get (b + SB_LEVEL);
+  sb->layout = le32_get (b + SB_LAYOUT);
+  sb->size_sectors = le64_get (b + SB_SIZE);
+  sb->chunk_sectors = le32_get (b + SB_CHUNK);
+  sb->raid_disks = le32_get (b + SB_RAID_DISKS);
+  sb->bitmap_offset_sectors = (int32_t) le32_get (b + SB_BITMAP_OFFSET);
+  sb->new_level = le32_get (b + SB_NEW_LEVEL);
+  sb->reshape_position = le64_get (b + SB_RESHAPE_POS);
+  sb->delta_disks = le32_get (b + SB_DELTA_DISKS);
+  sb->new_layout = le32_get (b + SB_NEW_LAYOUT);
+  sb->new_chunk = le32_get (b + SB_NEW_CHUNK);
+  sb->new_offset = le32_get (b + SB_NEW_OFFSET);
+  sb->data_offset_sectors = le64_get (b + SB_DATA_OFFSET);
+  sb->data_size_sectors = le64_get (b + SB_DATA_SIZE);
+  sb->super_offset_sectors = le64_get (b + SB_SUPER_OFFSET);
+  sb->recovery_offset_sectors = le64_get (b + SB_RECOVERY_OFFSET);
+  sb->dev_number = le32_get (b + SB_DEV_NUMBER);
+  sb->cnt_corrected_read = le32_get (b + SB_CNT_CORRECTED);
+  memcpy (sb->device_uuid, b + SB_DEVICE_UUID, 16);
+  sb->devflags = b[SB_DEVFLAGS];
+  sb->bblog_shift = b[SB_BBLOG_SHIFT];
+  sb->bblog_size = le16_get (b + SB_BBLOG_SIZE);
+  sb->bblog_offset = le32_get (b + SB_BBLOG_OFFSET);
+  sb->utime = le64_get (b + SB_UTIME);
+  sb->events = le64_get (b + SB_EVENTS);
+  sb->resync_offset_sectors = le64_get (b + SB_RESYNC_OFFSET);
+  for (i = 0; i < sb->max_dev; i++)
+    sb->dev_roles[i] = le16_get (b + SB_ROLES + 2 * i);
+
+  /* The kernel's own sanity checks (super_1_load). */
+  if (sb->super_offset_sectors != MD_SB_OFFSET_SECTORS) {
+    snprintf (err, errlen,
+              "super_offset %" PRIu64 " is not %d (only v1.2 metadata, "
+              "4 KiB from the start, is supported)",
+              sb->super_offset_sectors, MD_SB_OFFSET_SECTORS);
+    return -1;
+  }
+  if (sb->dev_number >= sb->max_dev) {
+    snprintf (err, errlen, "dev_number %u is not below max_dev %u",
+              sb->dev_number, sb->max_dev);
+    return -1;
+  }
+  if (sb->data_offset_sectors < MD_SB_OFFSET_SECTORS + 8) {
+    snprintf (err, errlen,
+              "data_offset %" PRIu64 " overlaps the superblock",
+              sb->data_offset_sectors);
+    return -1;
+  }
+  if (sb->data_size_sectors < 10) {
+    snprintf (err, errlen, "data_size %" PRIu64 " is too small",
+              sb->data_size_sectors);
+    return -1;
+  }
+  return 0;
+}
+
+uint16_t
+md_sb_role (const struct md_superblock *sb)
+{
+  return sb->dev_roles[sb->dev_number];
+}
+
+void
+md_uuid_format (const uint8_t u[16], char out[36])
+{
+  snprintf (out, 36,
+            "%02x%02x%02x%02x:%02x%02x%02x%02x:"
+            "%02x%02x%02x%02x:%02x%02x%02x%02x",
+            u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
+            u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+uint64_t
+md_time_now (void)
+{
+  struct timespec ts;
+
+  /* md keeps 40 bits of seconds and 24 of microseconds. */
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return ((uint64_t) ts.tv_sec & ((1ULL << 40) - 1)) |
+    ((uint64_t) (ts.tv_nsec / 1000) << 40);
+}

@@ -1,0 +1,77 @@
+/* nbdraid create: write md superblocks and sync a new array. */
+#include <config.h>
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "raid.h"
+
+static void
+print_note (void *opaque, enum raid_log_level level, const char *msg)
+{
+  fprintf (stderr, "nbdraid: %s\n", msg);
+}
+
+static void
+print_progress (void *opaque, uint64_t done, uint64_t total)
+{
+  static int last = -1;
+  int pct = (int) (done * 100 / total);
+
+  if (pct == last)
+    return;
+  last = pct;
+  fprintf (stderr, "\rnbdraid: initial sync %3d%%%s", pct,
+           done == total ? "\n" : "");
+}
+
+int
+cmd_create (int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "assume-clean", no_argument, NULL, 'c' },
+    { "force", no_argument, NULL, 'f' },
+    { NULL, 0, NULL, 0 },
+  };
+  struct raid_create_options opts = { .log = print_note };
+  struct raid_config cfg;
+  char err[1024];
+  int c, r;
+
+  while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'c':
+      opts.assume_clean = true;
+      break;
+    case 'f':
+      opts.force = true;
+      break;
+    default:
+      fprintf (stderr, "usage: nbdraid create CONFIG [--assume-clean] "
+               "[--force]\n");
+      return 2;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf (stderr, "usage: nbdraid create CONFIG [--assume-clean] "
+             "[--force]\n");
+    return 2;
+  }
+  if (isatty (STDERR_FILENO))
+    opts.progress = print_progress;
+  if (raid_config_load (argv[optind], &cfg, err, sizeof err) == -1) {
+    fprintf (stderr, "nbdraid: %s\n", err);
+    return 1;
+  }
+  r = raid_create (&cfg, &opts, err, sizeof err);
+  if (r == -1)
+    fprintf (stderr, "nbdraid: %s\n", err);
+  else
+    fprintf (stderr, "nbdraid: created array '%s': RAID%d, %u members, "
+             "%u spares\n", cfg.name, cfg.level, cfg.nmembers, cfg.nspares);
+  raid_config_free (&cfg);
+  return r == -1 ? 1 : 0;
+}

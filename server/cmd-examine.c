@@ -1,0 +1,170 @@
+/* nbdraid examine: print what members' superblocks say, like
+ * mdadm --examine, or as JSON. */
+#include <config.h>
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "json.h"
+#include "member.h"
+#include "superblock-io.h"
+#include "geometry.h"
+
+static const char *
+md_time (uint64_t t, char *buf, size_t len)
+{
+  time_t secs = (time_t) (t & ((1ULL << 40) - 1));
+  struct tm tm;
+
+  strftime (buf, len, "%a %b %e %H:%M:%S %Y", localtime_r (&secs, &tm));
+  return buf;
+}
+
+static const char *
+role_text (uint16_t role, char *buf, size_t len)
+{
+  if (role == MD_ROLE_SPARE)
+    return "spare";
+  if (role == MD_ROLE_FAULTY)
+    return "faulty";
+  if (role == MD_ROLE_JOURNAL)
+    return "journal";
+  snprintf (buf, len, "Active device %u", role);
+  return buf;
+}
+
+/* Array size from the superblock, or 0 when its geometry is not one
+ * we support. */
+static uint64_t
+array_bytes (const struct md_superblock *sb)
+{
+  struct raid_geometry g = {
+    .level = sb->level, .layout = sb->layout, .members = sb->raid_disks,
+    .chunk_bytes = (uint64_t) sb->chunk_sectors * 512,
+    .member_bytes = sb->size_sectors * 512,
+  };
+  char err[256];
+
+  return geometry_init (&g, err, sizeof err) == 0 ? g.array_bytes : 0;
+}
+
+static void
+print_text (const char *path, const struct md_superblock *sb)
+{
+  char uuid[36], t[64], layout[40], role[32];
+
+  printf ("%s:\n", path);
+  printf ("          Magic : %08x\n", MD_SB_MAGIC);
+  printf ("        Version : 1.2\n");
+  printf ("    Feature Map : 0x%x\n", sb->feature_map);
+  md_uuid_format (sb->set_uuid, uuid);
+  printf ("     Array UUID : %s\n", uuid);
+  printf ("           Name : %s\n", sb->set_name);
+  printf ("  Creation Time : %s\n", md_time (sb->ctime, t, sizeof t));
+  printf ("     Raid Level : raid%d\n", sb->level);
+  printf ("   Raid Devices : %u\n\n", sb->raid_disks);
+  printf (" Avail Dev Size : %" PRIu64 " sectors\n", sb->data_size_sectors);
+  printf ("     Array Size : %" PRIu64 " KiB\n", array_bytes (sb) / 1024);
+  printf ("  Used Dev Size : %" PRIu64 " sectors\n", sb->size_sectors);
+  printf ("    Data Offset : %" PRIu64 " sectors\n", sb->data_offset_sectors);
+  printf ("   Super Offset : %" PRIu64 " sectors\n",
+          sb->super_offset_sectors);
+  printf ("          State : %s\n",
+          sb->resync_offset_sectors == MD_RESYNC_CLEAN ? "clean" : "active");
+  md_uuid_format (sb->device_uuid, uuid);
+  printf ("    Device UUID : %s\n\n", uuid);
+  printf ("    Update Time : %s\n", md_time (sb->utime, t, sizeof t));
+  printf ("       Checksum : %08x - correct\n", sb->sb_csum);
+  printf ("         Events : %" PRIu64 "\n\n", sb->events);
+  if (sb->level != 0 && sb->level != 1)
+    printf ("         Layout : %s\n",
+            geometry_layout_name (sb->level, sb->layout, layout,
+                                  sizeof layout));
+  if (sb->level != 1)
+    printf ("     Chunk Size : %uK\n\n", sb->chunk_sectors / 2);
+  printf ("    Device Role : %s\n\n",
+          role_text (md_sb_role (sb), role, sizeof role));
+}
+
+static void
+print_json (const char *path, const struct md_superblock *sb, bool first)
+{
+  char uuid[36], layout[40], role[32];
+  uint16_t r = md_sb_role (sb);
+
+  printf ("%s\n  {\"member\": ", first ? "" : ",");
+  json_string (stdout, path);
+  md_uuid_format (sb->set_uuid, uuid);
+  printf (", \"uuid\": \"%s\", \"name\": ", uuid);
+  json_string (stdout, sb->set_name);
+  printf (", \"level\": %d, \"layout\": ", sb->level);
+  json_string (stdout, geometry_layout_name (sb->level, sb->layout, layout,
+                                             sizeof layout));
+  printf (", \"chunk_bytes\": %" PRIu64 ", \"raid_disks\": %u",
+          (uint64_t) sb->chunk_sectors * 512, sb->raid_disks);
+  printf (", \"dev_number\": %u, \"role\": ", sb->dev_number);
+  if (r < MD_ROLE_MAX)
+    printf ("%u", r);
+  else
+    json_string (stdout, role_text (r, role, sizeof role));
+  printf (", \"events\": %" PRIu64 ", \"state\": \"%s\"", sb->events,
+          sb->resync_offset_sectors == MD_RESYNC_CLEAN ? "clean" : "active");
+  printf (", \"data_offset_sectors\": %" PRIu64
+          ", \"data_size_sectors\": %" PRIu64 ", \"size_sectors\": %" PRIu64
+          ", \"array_bytes\": %" PRIu64 ", \"feature_map\": %u"
+          ", \"checksum\": \"%08x\"}", sb->data_offset_sectors,
+          sb->data_size_sectors, sb->size_sectors, array_bytes (sb),
+          sb->feature_map, sb->sb_csum);
+}
+
+int
+cmd_examine (int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "json", no_argument, NULL, 'j' },
+    { NULL, 0, NULL, 0 },
+  };
+  struct member_open_options mo = { .readonly = true };
+  static struct md_superblock sb;
+  bool json = false, first = true;
+  int c, status = 0;
+  char err[512];
+
+  while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1) {
+    if (c != 'j') {
+      fprintf (stderr, "usage: nbdraid examine [--json] MEMBER...\n");
+      return 2;
+    }
+    json = true;
+  }
+  if (optind == argc) {
+    fprintf (stderr, "usage: nbdraid examine [--json] MEMBER...\n");
+    return 2;
+  }
+  if (json)
+    printf ("[");
+  for (; optind < argc; optind++) {
+    const char *path = argv[optind];
+    struct member *m = member_open (path, &mo, err, sizeof err);
+    bool none;
+
+    if (!m || md_sb_read (m, &sb, &none, err, sizeof err) == -1) {
+      fprintf (stderr, "nbdraid: %s\n", err);
+      status = 1;
+    }
+    else if (json) {
+      print_json (path, &sb, first);
+      first = false;
+    }
+    else
+      print_text (path, &sb);
+    member_close (m);
+  }
+  if (json)
+    printf ("\n]\n");
+  return status;
+}

@@ -1,0 +1,9 @@
+/* nbdraid: the admin tool's subcommands. */
+#ifndef NBDRAID_COMMANDS_H
+#define NBDRAID_COMMANDS_H
+
+/* Each returns the process exit status. */
+int cmd_create (int argc, char **argv);
+int cmd_examine (int argc, char **argv);
+
+#endif

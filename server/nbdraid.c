@@ -1,0 +1,57 @@
+/* nbdraid: the admin tool, modelled on mdadm.
+ *
+ *   nbdraid create CONFIG [--assume-clean] [--force]
+ *   nbdraid examine [--json] MEMBER...
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct {
+  const char *name;
+  int (*run) (int argc, char **argv);
+  const char *usage;
+} commands[] = {
+  { "create", cmd_create, "create CONFIG [--assume-clean] [--force]" },
+  { "examine", cmd_examine, "examine [--json] MEMBER..." },
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void
+usage (FILE *fp)
+{
+  size_t i;
+
+  fprintf (fp, "usage:\n");
+  for (i = 0; i < N_COMMANDS; i++)
+    fprintf (fp, "  nbdraid %s\n", commands[i].usage);
+  fprintf (fp, "See nbdraid(8).\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  size_t i;
+
+  if (argc < 2) {
+    usage (stderr);
+    return 2;
+  }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0) {
+    usage (stdout);
+    return 0;
+  }
+  if (strcmp (argv[1], "--version") == 0) {
+    printf ("nbdraid %s\n", PACKAGE_VERSION);
+    return 0;
+  }
+  for (i = 0; i < N_COMMANDS; i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+  fprintf (stderr, "nbdraid: unknown command '%s'\n", argv[1]);
+  usage (stderr);
+  return 2;
+}
