@@ -1,0 +1,174 @@
+# nbdraid client tests: shared helpers.  Source from a test script:
+#   . "$(dirname "$0")/lib.sh"
+# Every test runs in its own temporary directory, removed on exit;
+# servers it starts are killed on exit.
+
+set -eu
+set -o pipefail
+
+: "${abs_top_builddir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${abs_top_srcdir:=$abs_top_builddir}"
+PLUGIN=$abs_top_builddir/plugins/raid/.libs/nbdkit-raid-plugin.so
+NBDRAID=$abs_top_builddir/server/nbdraid
+MODEL="/usr/bin/python3 $abs_top_srcdir/client-tests/md-model.py"
+# nbdsh's Python module lives in the system Python.
+export PATH=/usr/bin:/usr/sbin:/sbin:$PATH
+
+skip () { echo "SKIP: $*"; exit 77; }
+die () { echo "FAIL: $*" >&2; exit 1; }
+
+requires () {
+  command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
+}
+
+requires_root () {
+  [ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+# Cleanup actions run in reverse order of registration, on every exit.
+_cleanups=()
+cleanup_fn () { _cleanups+=("$*"); }
+_run_cleanups () {
+  local rc=$? i
+  for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do
+    eval "${_cleanups[$i]}" || :
+  done
+  exit $rc
+}
+trap _run_cleanups EXIT INT TERM
+
+# make distcheck (from ./run-tests) runs only the unit tests; the suite
+# itself already ran these.
+[ -z "${NBDRAID_DISTCHECK:-}" ] || skip "client tests not run in distcheck"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/nbdraid-test.XXXXXX")
+cleanup_fn "rm -rf '$T'"
+
+# Poll for a condition (a command) for up to $1 seconds.
+wait_for () {
+  local secs=$1 i
+  shift
+  for ((i = 0; i < secs * 10; i++)); do
+    if "$@"; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# make_members DIR N SIZE: sparse member files DIR/d0.img ...
+make_members () {
+  local dir=$1 n=$2 size=$3 i
+  mkdir -p "$dir"
+  for ((i = 0; i < n; i++)); do
+    truncate -s "$size" "$dir/d$i.img"
+  done
+}
+
+# member_paths DIR N: the member paths in role order
+member_paths () {
+  local i
+  for ((i = 0; i < $2; i++)); do echo "$1/d$i.img"; done
+}
+
+# write_config FILE LEVEL LAYOUT CHUNK MEMBER...; "-" omits layout/chunk
+write_config () {
+  local file=$1 level=$2 layout=$3 chunk=$4 m
+  shift 4
+  {
+    echo "[array]"
+    echo "name = test"
+    echo "level = $level"
+    [ "$layout" = - ] || echo "layout = $layout"
+    [ "$chunk" = - ] || echo "chunk = $chunk"
+    echo "[members]"
+    for m in "$@"; do echo "member = $m"; done
+  } > "$file"
+}
+
+# start_server CONFIG [plugin params...]: serve on $T/sock; sets $uri.
+# Extra nbdkit options (filters, -r) go in the array nbdkit_opts.
+# nbdkit runs in the foreground as our child, so stop_server can wait
+# for it to exit.
+start_server () {
+  local conf=$1
+  shift
+  sock=$T/sock
+  rm -f "$sock" "$T/nbdkit.pid"
+  nbdkit -f -U "$sock" -P "$T/nbdkit.pid" ${nbdkit_opts[@]+"${nbdkit_opts[@]}"} \
+    "$PLUGIN" "$conf" "$@" 2>> "$T/nbdkit.log" &
+  server_pid=$!
+  cleanup_fn "stop_server"
+  wait_for 10 _started_or_gone
+  if ! kill -0 "$server_pid" 2>/dev/null || ! [ -s "$T/nbdkit.pid" ]; then
+    cat "$T/nbdkit.log" >&2
+    die "nbdkit did not start"
+  fi
+  uri="nbd+unix:///?socket=$sock"
+}
+
+_started_or_gone () {
+  [ -s "$T/nbdkit.pid" ] || ! kill -0 "$server_pid" 2>/dev/null
+}
+
+stop_server () {
+  [ -n "${server_pid:-}" ] || return 0
+  kill "$server_pid" 2>/dev/null || :
+  wait "$server_pid" 2>/dev/null || :
+  server_pid=
+}
+
+# random_file FILE SIZE
+random_file () {
+  head -c "$2" /dev/urandom > "$1"
+}
+
+# new_array NAME LEVEL LAYOUT CHUNK N SIZE [create args]: members in
+# $T/NAME, config $T/NAME/a.conf, created with nbdraid create.
+new_array () {
+  local name=$1 level=$2 layout=$3 chunk=$4 n=$5 size=$6
+  shift 6
+  local dir=$T/$name
+  make_members "$dir" "$n" "$size"
+  # shellcheck disable=SC2046
+  write_config "$dir/a.conf" "$level" "$layout" "$chunk" \
+    $(member_paths "$dir" "$n")
+  "$NBDRAID" create "$@" "$dir/a.conf" 2>> "$T/create.log" ||
+    { cat "$T/create.log" >&2; die "nbdraid create $name failed"; }
+  conf=$dir/a.conf
+  members=$(member_paths "$dir" "$n")
+}
+
+export_size () {
+  nbdinfo --size "$uri"
+}
+
+# The member files must hold exactly $1 as md lays it out, with every
+# stripe's redundancy correct (an independent model, md-model.py).
+check_members_hold () {
+  [ -z "${SKIPMODEL:-}" ] || return 0
+  local expect=$1
+  # shellcheck disable=SC2086
+  $MODEL image -o "$T/model.img" $members || die "md-model image failed"
+  cmp "$expect" "$T/model.img" || die "members do not hold the data"
+  # shellcheck disable=SC2086
+  $MODEL check $members > "$T/check.out" ||
+    die "redundancy wrong: $(cat "$T/check.out")"
+}
+
+# roundtrip NAME LEVEL LAYOUT CHUNK N SIZE: random data in through nbdcopy
+# with 4 connections, read back identical, members match the model.
+roundtrip () {
+  local name=$1
+  new_array "$@"
+  start_server "$conf"
+  local size
+  size=$(export_size)
+  random_file "$T/$name.data" "$size"
+  nbdcopy --connections=4 --flush "$T/$name.data" "$uri"
+  nbdcopy "$uri" "$T/$name.out"
+  cmp "$T/$name.data" "$T/$name.out" || die "$name: read back differs"
+  stop_server
+  check_members_hold "$T/$name.data"
+  rm -f "$T/$name.data" "$T/$name.out" "$T/model.img"
+  echo "ok: $name ($size bytes)"
+}

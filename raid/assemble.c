@@ -60,6 +60,22 @@ open_slot (struct raid_slot *slot, const struct raid_member_spec *spec,
   return 0;
 }
 
+static int
+check_distinct (const struct raid_array *a, const struct raid_config *cfg,
+                char *err, size_t errlen)
+{
+  struct member *m[RAID_MAX_MEMBERS];
+  unsigned i, x, y;
+
+  for (i = 0; i < cfg->nmembers; i++)
+    m[i] = a->slots[i].io;
+  if (member_find_duplicate (m, cfg->nmembers, &x, &y))
+    return refuse (err, errlen, "%s and %s are the same %s",
+                   cfg->members[x].path, cfg->members[y].path,
+                   m[x]->identity[0] ? "file" : "device");
+  return 0;
+}
+
 /* Same array, role as listed, same events. */
 static int
 check_membership (const struct raid_array *a, const struct raid_config *cfg,
@@ -232,6 +248,8 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
     if (open_slot (&a->slots[i], &cfg->members[i], opts, cfg->direct, err,
                    errlen))
       goto fail;
+  if (check_distinct (a, cfg, err, errlen))
+    goto fail;
   sb = &a->slots[0].sb;
   if (check_membership (a, cfg, err, errlen) ||
       check_geometry (sb, cfg, err, errlen))

@@ -22,6 +22,7 @@ struct parse_state {
   FILE *fp;
   char *dir;                    /* the config file's directory */
   int line;
+  int section_line;             /* line of the latest [section] header */
   bool line_too_long;
   bool layout_set, chunk_set;
   char *layout_name;
@@ -110,6 +111,19 @@ resolve_path (struct parse_state *st, const char *path)
   return r;
 }
 
+/* Two spellings of one file ("d0.img", "./d0.img", a symlink) are the
+ * same member. */
+static bool
+same_path (const char *a, const char *b)
+{
+  char *ra = realpath (a, NULL), *rb = realpath (b, NULL);
+  bool same = ra && rb ? strcmp (ra, rb) == 0 : strcmp (a, b) == 0;
+
+  free (ra);
+  free (rb);
+  return same;
+}
+
 static bool
 path_listed (const struct raid_member_spec *specs, unsigned n,
              const char *path)
@@ -117,7 +131,7 @@ path_listed (const struct raid_member_spec *specs, unsigned n,
   unsigned i;
 
   for (i = 0; i < n; i++)
-    if (strcmp (specs[i].path, path) == 0)
+    if (same_path (specs[i].path, path))
       return true;
   return false;
 }
@@ -257,6 +271,7 @@ handler (void *user, const char *section, const char *name,
   }
   if (section[0] == '\0')
     return fail (st, "'%s' is outside any section", name);
+  st->line = st->section_line;
   return fail (st, "unknown section [%s] (expected [array] or [members])",
                section);
 }
@@ -270,6 +285,8 @@ reader (char *str, int num, void *stream)
   if (!fgets (str, num, st->fp))
     return NULL;
   st->line++;
+  if (str[strspn (str, " \t")] == '[')
+    st->section_line = st->line;
   len = strlen (str);
   if (len == (size_t) num - 1 && str[len - 1] != '\n' && !feof (st->fp))
     st->line_too_long = true;

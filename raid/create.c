@@ -89,6 +89,18 @@ data_offset_sectors (uint64_t dev_sectors, uint64_t chunk_sectors)
 }
 
 static int
+check_distinct (struct creation *c)
+{
+  unsigned a, b;
+
+  if (member_find_duplicate (c->members, c->n, &a, &b))
+    return refuse (c, "%s and %s are the same %s", spec_of (c, a)->path,
+                   spec_of (c, b)->path, c->members[a]->identity[0]
+                   ? "file" : "device");
+  return 0;
+}
+
+static int
 open_all (struct creation *c)
 {
   struct member_open_options mo = { .direct = c->cfg->direct };
@@ -120,7 +132,7 @@ open_all (struct creation *c)
     }
   }
   free (sb);
-  return 0;
+  return check_distinct (c);
  fail:
   free (sb);
   return -1;

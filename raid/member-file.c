@@ -242,10 +242,14 @@ member_file_open (const char *path, const struct member_open_options *opts,
     snprintf (err, errlen, "%s: %s", path, strerror (ENOMEM));
     goto fail;
   }
-  if (S_ISREG (st.st_mode))
+  if (S_ISREG (st.st_mode)) {
     m->size_bytes = (uint64_t) st.st_size;
+    m->identity[0] = st.st_dev;
+    m->identity[1] = st.st_ino;
+  }
   else if (S_ISBLK (st.st_mode)) {
     f->block_device = true;
+    m->identity[1] = st.st_rdev;
     if (ioctl (fd, BLKGETSIZE64, &m->size_bytes) == -1) {
       snprintf (err, errlen, "%s: BLKGETSIZE64: %s", path, strerror (errno));
       goto fail;

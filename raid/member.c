@@ -18,3 +18,23 @@ member_close (struct member *m)
   if (m)
     m->ops->close (m);
 }
+
+bool
+member_find_duplicate (struct member *const *members, unsigned n,
+                       unsigned *a, unsigned *b)
+{
+  unsigned i, j;
+
+  for (i = 0; i < n; i++)
+    for (j = i + 1; j < n; j++) {
+      const struct member *x = members[i], *y = members[j];
+      if (x && y && (x->identity[0] || x->identity[1]) &&
+          x->identity[0] == y->identity[0] &&
+          x->identity[1] == y->identity[1]) {
+        *a = i;
+        *b = j;
+        return true;
+      }
+    }
+  return false;
+}

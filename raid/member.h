@@ -32,6 +32,10 @@ struct member {
   const struct member_ops *ops;
   char *name;                   /* path or URI, for messages */
   uint64_t size_bytes;
+  /* What the member is underneath, to catch one disk listed twice under
+   * two names: (st_dev, st_ino) of a file, (0, st_rdev) of a block
+   * device; zeros when unknown. */
+  uint64_t identity[2];
   void *priv;
 };
 
@@ -46,6 +50,11 @@ struct member *member_open (const char *spec,
                             const struct member_open_options *opts,
                             char *err, size_t errlen);
 void member_close (struct member *m);
+
+/* Among members[0..n-1] (NULL entries skipped), find two that are the
+ * same file or device.  Returns true and sets *a < *b if so. */
+bool member_find_duplicate (struct member *const *members, unsigned n,
+                            unsigned *a, unsigned *b);
 
 /* Backends. */
 struct member *member_file_open (const char *path,

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# nbdkit raid refuses to serve members that do not form the configured
+# array, with one clear line naming the member or config line, and
+# writes nothing to any member.
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+
+SBEDIT="/usr/bin/python3 $abs_top_srcdir/client-tests/sb-edit.py"
+new_array a 5 left-symmetric 64K 4 4M --assume-clean
+d=$T/a
+new_array b 5 left-symmetric 64K 4 4M --assume-clean
+snapshot () { cat "$d"/*.img "$T"/b/*.img | sha256sum; }
+
+# expect_refusal DESCRIPTION EXPECTED-TEXT: serve $d/x.conf, must fail
+expect_refusal () {
+  local what=$1 want=$2 before out
+  before=$(snapshot)
+  if out=$(nbdkit -U - "$PLUGIN" "$d/x.conf" --run true 2>&1); then
+    die "$what: nbdkit served it"
+  fi
+  out=$(printf '%s\n' "$out" | grep 'error:') || die "$what: no error: $out"
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || die "$what: not one line: $out"
+  case $out in
+    *"$want"*) echo "ok: $what: $out" ;;
+    *) die "$what: expected '$want', got: $out" ;;
+  esac
+  [ "$(snapshot)" = "$before" ] || die "$what: a member was modified"
+}
+
+# x.conf from a.conf with a sed expression applied
+variant () { sed "$1" "$d/a.conf" > "$d/x.conf"; }
+
+variant "s|$d/d1.img|$T/b/d1.img|"
+expect_refusal "member of another array" "$T/b/d1.img belongs to array"
+
+variant "s|$d/d1.img|$d/tmp|; s|$d/d2.img|$d/d1.img|; s|$d/tmp|$d/d2.img|"
+expect_refusal "members in the wrong order" "$d/d2.img has role 2 in its superblock but $d/x.conf:8 lists it as member 1"
+
+cp "$d/d0.img" "$d/copy.img"
+variant "s|$d/d3.img|$d/copy.img|"
+expect_refusal "two members claiming one role" "$d/copy.img has role 0 in its superblock but $d/x.conf:10 lists it as member 3"
+rm "$d/copy.img"
+
+variant "s|chunk = 64K|chunk = 128K|"
+expect_refusal "chunk disagrees" "$d/x.conf:5: chunk is 128K but the superblocks say 64K"
+variant "s|layout = left-symmetric|layout = right-symmetric|"
+expect_refusal "layout disagrees" "$d/x.conf:4: layout is right-symmetric but the superblocks say left-symmetric"
+variant "s|level = 5|level = 6|"
+expect_refusal "level disagrees" "$d/x.conf:3: level is 6 but the superblocks say RAID5"
+variant "/d3.img/d"
+expect_refusal "member missing from the config" "lists 3 members but the superblocks say the array has 4"
+
+truncate -s 4M "$d/blank.img"
+variant "s|$d/d3.img|$d/blank.img|"
+expect_refusal "member without a superblock" "$d/blank.img: no md superblock"
+rm "$d/blank.img"
+
+variant ""
+$SBEDIT "$d/d2.img" 200 Q 0
+expect_refusal "stale member" "$d/d2.img is stale (events 0, $d/d0.img has 1)"
+$SBEDIT "$d/d2.img" 200 Q 1
+
+$SBEDIT "$d/d1.img" 100 I 5 --keep-csum
+expect_refusal "corrupt superblock" "$d/d1.img: bad md superblock: sb_csum"
