@@ -1,1 +1,800 @@
-int main(void){return 0;}
+/* nbdraid: test geometry_init, geometry_unit_places and
+ * geometry_stripe_map against slow models transcribed from md.
+ *
+ * The models work in 512-byte sectors, as md does, and follow
+ * drivers/md: raid0.c map_sector() (one zone), raid5.c
+ * raid5_compute_sector() and set_syndrome_sources(), raid10.c
+ * __raid10_find_phys() (far_set_size = raid_disks), calc_sectors() and
+ * raid10_size().  For every unit of each array the engine's places
+ * must equal the model's, lie inside the member and never collide.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geometry.h"
+
+#define SECTOR 512
+#define ELEMS(a) (sizeof (a) / sizeof (a)[0])
+
+static unsigned failures;
+
+static void
+fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+static void
+fail (const char *fmt, ...)
+{
+  va_list ap;
+
+  /* One line per failure; stop printing after a screenful. */
+  if (++failures > 30)
+    return;
+  printf ("FAIL: ");
+  va_start (ap, fmt);
+  vprintf (fmt, ap);
+  va_end (ap);
+  printf ("\n");
+}
+
+/* "raid6 left-asymmetric n=5 chunk=64K member=2368K" */
+static const char *
+describe (const struct raid_geometry *g, char *buf, size_t len)
+{
+  char name[64], chunk[32] = "";
+
+  if (g->level != 1)
+    snprintf (chunk, sizeof chunk, " chunk=%" PRIu64 "K",
+              g->chunk_bytes / 1024);
+  snprintf (buf, len, "raid%d %s n=%u%s member=%" PRIu64 "K", g->level,
+            geometry_layout_name (g->level, g->layout, name, sizeof name),
+            g->members, chunk, g->member_bytes / 1024);
+  return buf;
+}
+
+/* ---- the models --------------------------------------------------- */
+
+/* One copy of an array sector: member and member sector. */
+struct model_place {
+  unsigned dev;
+  uint64_t sector;
+};
+
+/* md raid0.c map_sector() for a single zone (equal-sized members). */
+static void
+model_raid0 (unsigned raid_disks, uint64_t chunk_sects, uint64_t sector,
+             struct model_place *p)
+{
+  uint64_t sect_in_chunk = sector % chunk_sects;
+  uint64_t chunk = sector / (raid_disks * chunk_sects);
+
+  p->sector = chunk * chunk_sects + sect_in_chunk;
+  p->dev = (sector / chunk_sects) % raid_disks;
+}
+
+/* md raid10.c struct geom plus the stride calc_sectors() sets. */
+struct model_r10 {
+  unsigned raid_disks, near_copies, far_copies, far_set_size;
+  bool far_offset;
+  uint64_t chunk_sects, stride, dev_sectors, array_sectors;
+};
+
+/* md raid10.c setup_geo() (layout >> 17 == 0), calc_sectors() and
+ * raid10_size(). */
+static void
+model_raid10_setup (struct model_r10 *m, uint32_t layout, unsigned disks,
+                    uint64_t chunk_sects, uint64_t member_sectors)
+{
+  uint64_t size;
+  unsigned copies;
+
+  m->raid_disks = disks;
+  m->near_copies = layout & 255;
+  m->far_copies = (layout >> 8) & 255;
+  m->far_offset = layout & (1 << 16);
+  m->far_set_size = disks;
+  m->chunk_sects = chunk_sects;
+  copies = m->near_copies * m->far_copies;
+
+  /* calc_sectors() */
+  size = member_sectors / chunk_sects;
+  size /= m->far_copies;
+  size *= m->raid_disks;
+  size /= m->near_copies;
+  size *= copies;
+  size = (size + m->raid_disks - 1) / m->raid_disks;
+  m->dev_sectors = size * chunk_sects;
+  if (m->far_offset)
+    m->stride = chunk_sects;
+  else
+    m->stride = size / m->far_copies * chunk_sects;
+
+  /* raid10_size (mddev, 0, 0), which raid10_run() makes the array size */
+  size = m->dev_sectors / chunk_sects;
+  size /= m->far_copies;
+  size *= m->raid_disks;
+  size /= m->near_copies;
+  m->array_sectors = size * chunk_sects;
+}
+
+/* md raid10.c __raid10_find_phys(), returning the slot count. */
+static unsigned
+model_raid10_find_phys (const struct model_r10 *m, uint64_t r_sector,
+                        struct model_place *devs)
+{
+  int last_far_set_start, last_far_set_size;
+  uint64_t chunk, stripe, sector;
+  unsigned n, f, slot = 0;
+  int dev;
+
+  last_far_set_start = (m->raid_disks / m->far_set_size) - 1;
+  last_far_set_start *= m->far_set_size;
+  last_far_set_size = m->far_set_size;
+  last_far_set_size += (m->raid_disks % m->far_set_size);
+
+  chunk = r_sector / m->chunk_sects;
+  sector = r_sector % m->chunk_sects;
+  chunk *= m->near_copies;
+  stripe = chunk / m->raid_disks;
+  dev = chunk % m->raid_disks;
+  if (m->far_offset)
+    stripe *= m->far_copies;
+  sector += stripe * m->chunk_sects;
+
+  for (n = 0; n < m->near_copies; n++) {
+    int d = dev, set;
+    uint64_t s = sector;
+
+    devs[slot++] = (struct model_place) { d, s };
+    for (f = 1; f < m->far_copies; f++) {
+      set = d / m->far_set_size;
+      d += m->near_copies;
+      if ((m->raid_disks % m->far_set_size) && d > last_far_set_start) {
+        d -= last_far_set_start;
+        d %= last_far_set_size;
+        d += last_far_set_start;
+      }
+      else {
+        d %= m->far_set_size;
+        d += m->far_set_size * set;
+      }
+      s += m->stride;
+      devs[slot++] = (struct model_place) { d, s };
+    }
+    dev++;
+    if (dev >= (int) m->raid_disks) {
+      dev = 0;
+      sector += m->chunk_sects;
+    }
+  }
+  return slot;
+}
+
+/* md raid5.c raid5_compute_sector() for levels 5 and 6, algorithms
+ * 0-3.  qd is -1 for RAID5. */
+struct model_r5 {
+  int dd, pd, qd;
+  uint64_t sector;
+};
+
+static void
+model_raid5_compute_sector (int level, uint32_t algorithm, int raid_disks,
+                            uint64_t sectors_per_chunk,
+                            uint64_t r_sector, struct model_r5 *r)
+{
+  int max_degraded = level == 6 ? 2 : 1;
+  int data_disks = raid_disks - max_degraded;
+  uint64_t chunk_offset = r_sector % sectors_per_chunk;
+  uint64_t chunk_number = r_sector / sectors_per_chunk;
+  uint64_t stripe = chunk_number / data_disks;
+  int rot = stripe % raid_disks;
+  int dd = chunk_number % data_disks, pd = -1, qd = -1;
+
+  if (level == 5) {
+    switch (algorithm) {
+    case LAYOUT_LEFT_ASYMMETRIC:
+      pd = data_disks - rot;
+      if (dd >= pd)
+        dd++;
+      break;
+    case LAYOUT_RIGHT_ASYMMETRIC:
+      pd = rot;
+      if (dd >= pd)
+        dd++;
+      break;
+    case LAYOUT_LEFT_SYMMETRIC:
+      pd = data_disks - rot;
+      dd = (pd + 1 + dd) % raid_disks;
+      break;
+    case LAYOUT_RIGHT_SYMMETRIC:
+      pd = rot;
+      dd = (pd + 1 + dd) % raid_disks;
+      break;
+    }
+  }
+  else {
+    switch (algorithm) {
+    case LAYOUT_LEFT_ASYMMETRIC:
+    case LAYOUT_RIGHT_ASYMMETRIC:
+      pd = algorithm == LAYOUT_LEFT_ASYMMETRIC ? raid_disks - 1 - rot : rot;
+      qd = pd + 1;
+      if (pd == raid_disks - 1) {
+        dd++;                   /* Q D D D P */
+        qd = 0;
+      }
+      else if (dd >= pd)
+        dd += 2;                /* D D P Q D */
+      break;
+    case LAYOUT_LEFT_SYMMETRIC:
+    case LAYOUT_RIGHT_SYMMETRIC:
+      pd = algorithm == LAYOUT_LEFT_SYMMETRIC ? raid_disks - 1 - rot : rot;
+      qd = (pd + 1) % raid_disks;
+      dd = (pd + 2 + dd) % raid_disks;
+      break;
+    }
+  }
+  r->dd = dd;
+  r->pd = pd;
+  r->qd = qd;
+  r->sector = stripe * sectors_per_chunk + chunk_offset;
+}
+
+/* md raid5.c set_syndrome_sources(): the Q slot of data disk `disk`,
+ * counting from raid6_d0() (the disk after Q) and skipping P and Q. */
+static unsigned
+model_syndrome_slot (unsigned disks, int pd, int qd, int disk)
+{
+  int d0 = qd == (int) disks - 1 ? 0 : qd + 1, i = d0;
+  unsigned count = 0;
+
+  do {
+    if (i == disk)
+      return count;
+    if (i != pd && i != qd)
+      count++;
+    i = i + 1 < (int) disks ? i + 1 : 0;
+  } while (i != d0);
+  abort ();
+}
+
+/* ---- checks ------------------------------------------------------- */
+
+/* Who sits at each (disk, member unit): a collision is a bug. */
+struct owner {
+  char kind;                    /* 0 free, 'U' array unit, 'P', 'Q' */
+  uint64_t id;                  /* array unit, or stripe of P and Q */
+};
+
+struct occupancy {
+  unsigned disks;
+  uint64_t units;
+  struct owner *owner;
+};
+
+static void
+occupancy_init (struct occupancy *o, unsigned disks, uint64_t units)
+{
+  o->disks = disks;
+  o->units = units;
+  o->owner = calloc ((size_t) disks * units, sizeof *o->owner);
+  if (!o->owner) {
+    perror ("calloc");
+    exit (EXIT_FAILURE);
+  }
+}
+
+static const char *
+owner_name (struct owner w, char *buf, size_t len)
+{
+  if (w.kind == 'U')
+    snprintf (buf, len, "unit %" PRIu64, w.id);
+  else
+    snprintf (buf, len, "%c of stripe %" PRIu64, w.kind, w.id);
+  return buf;
+}
+
+/* Records w at place (disk, member_unit); false if that is outside
+ * the members or already taken. */
+static bool
+occupy (struct occupancy *o, const char *desc, struct owner w,
+        unsigned disk, uint64_t member_unit)
+{
+  char name[64], other[64];
+  struct owner *slot;
+
+  owner_name (w, name, sizeof name);
+  if (disk >= o->disks || member_unit >= o->units) {
+    fail ("%s %s: place disk %u unit %" PRIu64 " is outside the %u "
+          "members of %" PRIu64 " units", desc, name, disk, member_unit,
+          o->disks, o->units);
+    return false;
+  }
+  slot = &o->owner[disk * o->units + member_unit];
+  if (slot->kind) {
+    fail ("%s %s: place disk %u unit %" PRIu64 " is already taken by %s",
+          desc, name, disk, member_unit,
+          owner_name (*slot, other, sizeof other));
+    return false;
+  }
+  *slot = w;
+  return true;
+}
+
+static bool
+init_ok (struct raid_geometry *g, const char *desc)
+{
+  char err[256];
+
+  if (geometry_init (g, err, sizeof err) == -1) {
+    fail ("%s: geometry_init refused: %s", desc, err);
+    return false;
+  }
+  return true;
+}
+
+static bool
+expect_u64 (const char *desc, const char *field, uint64_t got,
+            uint64_t want)
+{
+  if (got != want)
+    fail ("%s: %s is %" PRIu64 ", model %" PRIu64, desc, field, got, want);
+  return got == want;
+}
+
+/* The model's places of array unit u for RAID0, RAID1 and RAID10. */
+static unsigned
+model_copies_places (const struct raid_geometry *g,
+                     const struct model_r10 *r10, uint64_t u,
+                     struct model_place *mp)
+{
+  uint64_t chunk_sects = g->unit_bytes / SECTOR;
+  unsigned i;
+
+  switch (g->level) {
+  case 0:
+    model_raid0 (g->members, chunk_sects, u * chunk_sects, mp);
+    return 1;
+  case 1:
+    /* Every mirror holds the array at the same offset. */
+    for (i = 0; i < g->members; i++)
+      mp[i] = (struct model_place) { i, u * chunk_sects };
+    return g->members;
+  default:
+    return model_raid10_find_phys (r10, u * chunk_sects, mp);
+  }
+}
+
+static uint64_t
+model_copies_array_bytes (const struct raid_geometry *g,
+                          const struct model_r10 *r10)
+{
+  uint64_t chunk_sects = g->chunk_bytes / SECTOR;
+  uint64_t member_sectors = g->member_bytes / SECTOR;
+
+  switch (g->level) {
+  case 0:
+    return member_sectors / chunk_sects * chunk_sects * g->members * SECTOR;
+  case 1:
+    return g->member_bytes;
+  default:
+    return r10->array_sectors * SECTOR;
+  }
+}
+
+/* Compare one array unit's places with the model's. */
+static bool
+check_unit_places (const struct raid_geometry *g, const char *desc,
+                   struct occupancy *occ, uint64_t u,
+                   const struct model_place *mp, unsigned mcopies)
+{
+  uint64_t unit_sects = g->unit_bytes / SECTOR;
+  struct place places[RAID_MAX_MEMBERS];
+  unsigned copies, c, c2;
+
+  copies = geometry_unit_places (g, u, places);
+  if (copies != mcopies) {
+    fail ("%s unit %" PRIu64 ": %u places, model %u", desc, u, copies,
+          mcopies);
+    return false;
+  }
+  for (c = 0; c < copies; c++) {
+    if (places[c].disk != mp[c].dev ||
+        places[c].member_unit * unit_sects != mp[c].sector) {
+      fail ("%s unit %" PRIu64 " copy %u: got disk %u offset %" PRIu64
+            ", model disk %u offset %" PRIu64 " (%" PRIu64 " sectors)",
+            desc, u, c, places[c].disk, places[c].member_unit, mp[c].dev,
+            mp[c].sector / unit_sects, mp[c].sector);
+      return false;
+    }
+    if (places[c].member_unit * g->unit_bytes >= g->member_bytes) {
+      fail ("%s unit %" PRIu64 " copy %u: member unit %" PRIu64
+            " is past the member end", desc, u, c, places[c].member_unit);
+      return false;
+    }
+    for (c2 = 0; c2 < c; c2++)
+      if (places[c2].disk == places[c].disk) {
+        fail ("%s unit %" PRIu64 ": copies %u and %u both on disk %u",
+              desc, u, c2, c, places[c].disk);
+        return false;
+      }
+    if (!occupy (occ, desc, (struct owner) { 'U', u }, places[c].disk,
+                 places[c].member_unit))
+      return false;
+  }
+  return true;
+}
+
+/* RAID0, RAID1, RAID10: every unit of one array.  Returns units
+ * checked. */
+static uint64_t
+check_copies_array (struct raid_geometry *g)
+{
+  struct model_place mp[RAID_MAX_MEMBERS];
+  struct model_r10 r10 = { 0 };
+  struct occupancy occ;
+  char desc[128];
+  uint64_t u, units;
+
+  describe (g, desc, sizeof desc);
+  if (!init_ok (g, desc))
+    return 0;
+  if (g->level == 10) {
+    model_raid10_setup (&r10, g->layout, g->members,
+                        g->chunk_bytes / SECTOR, g->member_bytes / SECTOR);
+    if (!expect_u64 (desc, "copies", g->copies,
+                     r10.near_copies * r10.far_copies) ||
+        !expect_u64 (desc, "far_stride_units",
+                     g->far_stride_units * g->unit_bytes / SECTOR,
+                     r10.stride))
+      return 0;
+  }
+  if (!expect_u64 (desc, "unit_bytes", g->unit_bytes,
+                   g->level == 1 ? RAID1_UNIT_BYTES : g->chunk_bytes) ||
+      !expect_u64 (desc, "array_bytes", g->array_bytes,
+                   model_copies_array_bytes (g, &r10)))
+    return 0;
+
+  units = (g->array_bytes + g->unit_bytes - 1) / g->unit_bytes;
+  occupancy_init (&occ, g->members,
+                  (g->member_bytes + g->unit_bytes - 1) / g->unit_bytes);
+  for (u = 0; u < units; u++) {
+    unsigned mcopies = model_copies_places (g, &r10, u, mp);
+
+    if (!check_unit_places (g, desc, &occ, u, mp, mcopies))
+      break;
+  }
+  free (occ.owner);
+  return u;
+}
+
+/* One stripe of a RAID5/6 array against the model: P, Q, every data
+ * disk, the member offset and the Q coefficients. */
+static bool
+check_stripe (const struct raid_geometry *g, const char *desc,
+              struct occupancy *occ, uint64_t stripe)
+{
+  uint64_t chunk_sects = g->chunk_bytes / SECTOR;
+  unsigned d = g->data_members, i;
+  struct stripe_map map;
+  struct model_r5 r;
+
+  geometry_stripe_map (g, stripe, &map);
+  for (i = 0; i < d; i++) {
+    uint64_t u = stripe * d + i;
+
+    model_raid5_compute_sector (g->level, g->layout, g->members, chunk_sects,
+                                u * chunk_sects, &r);
+    if (map.data_disk[i] != (unsigned) r.dd ||
+        stripe != r.sector / chunk_sects) {
+      fail ("%s unit %" PRIu64 ": got disk %u offset %" PRIu64
+            ", model disk %d offset %" PRIu64, desc, u, map.data_disk[i],
+            stripe, r.dd, r.sector / chunk_sects);
+      return false;
+    }
+    if (map.p_disk != (unsigned) r.pd ||
+        map.q_disk != (r.qd == -1 ? GEOMETRY_NO_DISK : (unsigned) r.qd)) {
+      fail ("%s stripe %" PRIu64 ": got P disk %u Q disk %d, model P %d "
+            "Q %d", desc, stripe, map.p_disk, (int) map.q_disk, r.pd, r.qd);
+      return false;
+    }
+    if (g->level == 6 &&
+        map.q_coef[i] != model_syndrome_slot (g->members, r.pd, r.qd, r.dd)) {
+      fail ("%s stripe %" PRIu64 " data %u (disk %d): got Q coefficient "
+            "2^%u, model 2^%u", desc, stripe, i, r.dd, map.q_coef[i],
+            model_syndrome_slot (g->members, r.pd, r.qd, r.dd));
+      return false;
+    }
+    if (!occupy (occ, desc, (struct owner) { 'U', u }, map.data_disk[i],
+                 stripe))
+      return false;
+  }
+  if (!occupy (occ, desc, (struct owner) { 'P', stripe }, map.p_disk,
+               stripe) ||
+      (g->level == 6 &&
+       !occupy (occ, desc, (struct owner) { 'Q', stripe }, map.q_disk,
+                stripe)))
+    return false;
+  return true;
+}
+
+/* RAID5, RAID6: every stripe of one array.  Returns units checked. */
+static uint64_t
+check_parity_array (struct raid_geometry *g)
+{
+  uint64_t stripes, s;
+  struct occupancy occ;
+  char desc[128];
+  unsigned d;
+
+  describe (g, desc, sizeof desc);
+  if (!init_ok (g, desc))
+    return 0;
+  d = g->members - (g->level == 6 ? 2 : 1);
+  stripes = g->member_bytes / g->chunk_bytes;
+  /* md raid5.c raid5_size(): member size in whole chunks times data
+   * disks. */
+  if (!expect_u64 (desc, "unit_bytes", g->unit_bytes, g->chunk_bytes) ||
+      !expect_u64 (desc, "data_members", g->data_members, d) ||
+      !expect_u64 (desc, "parity_members", g->parity_members,
+                   g->members - d) ||
+      !expect_u64 (desc, "array_bytes", g->array_bytes,
+                   stripes * g->chunk_bytes * d))
+    return 0;
+
+  occupancy_init (&occ, g->members, stripes);
+  for (s = 0; s < stripes; s++)
+    if (!check_stripe (g, desc, &occ, s))
+      break;
+  free (occ.owner);
+  return s * d;
+}
+
+static const uint64_t chunk_sizes[] = { 4096, 64 * 1024, 1024 * 1024 };
+/* Member sizes in chunks: odd sizes make RAID10's array-chunk count
+ * no multiple of the member count; 37 and 131 stripes rotate parity
+ * over 16 disks several times. */
+static const uint64_t member_chunks[] = { 3, 8, 37, 131 };
+static const uint32_t raid10_layouts[] = {
+  RAID10_LAYOUT (2, 1, false), RAID10_LAYOUT (3, 1, false),
+  RAID10_LAYOUT (1, 2, false), RAID10_LAYOUT (1, 2, true),
+};
+
+
+/* Checks one array of the copies or parity family; returns units
+ * checked. */
+static uint64_t
+check_array (int level, uint32_t layout, unsigned members,
+             uint64_t chunk_bytes, uint64_t member_bytes)
+{
+  struct raid_geometry g = {
+    .level = level, .layout = layout, .members = members,
+    .chunk_bytes = chunk_bytes, .member_bytes = member_bytes,
+  };
+
+  if (level == 5 || level == 6)
+    return check_parity_array (&g);
+  return check_copies_array (&g);
+}
+
+/* Every level, layout, member count, chunk and member size.  Returns
+ * the number of arrays checked; adds units to *units. */
+static unsigned
+check_all_arrays (uint64_t *units)
+{
+  unsigned arrays = 0, n, c, m, l;
+
+  for (n = 2; n <= 16; n++)
+    for (c = 0; c < ELEMS (chunk_sizes); c++)
+      for (m = 0; m < ELEMS (member_chunks); m++) {
+        uint64_t chunk = chunk_sizes[c], size = member_chunks[m] * chunk;
+
+        *units += check_array (0, 0, n, chunk, size);
+        arrays++;
+        for (l = 0; l <= LAYOUT_RIGHT_SYMMETRIC; l++) {
+          *units += check_array (5, l, n, chunk, size);
+          arrays++;
+          if (n >= 4) {
+            *units += check_array (6, l, n, chunk, size);
+            arrays++;
+          }
+        }
+        for (l = 0; l < ELEMS (raid10_layouts); l++)
+          if (n >= ((raid10_layouts[l] & 0xff) *
+                    ((raid10_layouts[l] >> 8) & 0xff))) {
+            *units += check_array (10, raid10_layouts[l], n, chunk, size);
+            arrays++;
+          }
+      }
+
+  /* RAID1 has no chunk; all but the first size end in a partial unit. */
+  for (n = 2; n <= 16; n++)
+    for (m = 0; m < ELEMS (member_chunks); m++) {
+      *units += check_array (1, 0, n, 0, member_chunks[m] * RAID1_UNIT_BYTES
+                             + 4096 * m);
+      arrays++;
+    }
+  return arrays;
+}
+
+/* ---- refusals and names ------------------------------------------- */
+
+static void
+check_refused (const char *what, int level, uint32_t layout,
+               unsigned members, uint64_t chunk_bytes)
+{
+  struct raid_geometry g = {
+    .level = level, .layout = layout, .members = members,
+    .chunk_bytes = chunk_bytes, .member_bytes = 64 * 1024 * 1024,
+  };
+  char err[256] = "";
+
+  if (geometry_init (&g, err, sizeof err) == 0)
+    fail ("geometry_init accepted %s", what);
+  else if (err[0] == '\0')
+    fail ("geometry_init refused %s without a reason", what);
+}
+
+static unsigned
+check_refusals (void)
+{
+  static const struct {
+    const char *what;
+    int level;
+    uint32_t layout;
+    unsigned members;
+    uint64_t chunk_bytes;
+  } bad[] = {
+    { "RAID6 with 3 members", 6, LAYOUT_LEFT_SYMMETRIC, 3, 65536 },
+    { "RAID5 with 1 member", 5, LAYOUT_LEFT_SYMMETRIC, 1, 65536 },
+    { "RAID10 n2 with 1 member", 10, 0x102, 1, 65536 },
+    { "RAID10 n3 with 2 members", 10, 0x103, 2, 65536 },
+    { "RAID10 f2 with 1 member", 10, 0x201, 1, 65536 },
+    { "RAID10 o2 with 1 member", 10, 0x10201, 1, 65536 },
+    { "RAID0 with 129 members", 0, 0, RAID_MAX_MEMBERS + 1, 65536 },
+    { "chunk 12288 (not a power of two)", 5, LAYOUT_LEFT_SYMMETRIC, 3,
+      12288 },
+    { "chunk 2048 (below 4K)", 0, 0, 2, 2048 },
+    { "chunk 0", 10, 0x102, 2, 0 },
+    { "RAID4", 4, 0, 3, 65536 },
+    { "RAID5 parity-first (4)", 5, 4, 3, 65536 },
+    { "RAID5 parity-last (5)", 5, 5, 3, 65536 },
+    { "RAID6 parity-first (4)", 6, 4, 4, 65536 },
+    { "RAID6 left-symmetric-6 (18)", 6, 18, 4, 65536 },
+    { "RAID10 n2 far-sets (bit 17)", 10, 0x20102, 4, 65536 },
+    { "RAID10 with near and far copies (0x202)", 10, 0x202, 4, 65536 },
+    /* md raid10.c setup_conf(): "copies < 2" is an unsupported layout */
+    { "RAID10 with one copy (0x101)", 10, 0x101, 2, 65536 },
+    { "RAID10 near 0 (0x100)", 10, 0x100, 2, 65536 },
+    { "RAID10 far 0 (0x002)", 10, 0x002, 2, 65536 },
+  };
+  size_t i;
+
+  for (i = 0; i < ELEMS (bad); i++)
+    check_refused (bad[i].what, bad[i].level, bad[i].layout, bad[i].members,
+                   bad[i].chunk_bytes);
+  return ELEMS (bad);
+}
+
+static void
+check_level_name (const char *s, int want)
+{
+  int level = -99;
+  int r = geometry_parse_level (s, &level);
+
+  if (want == -1 && r == 0)
+    fail ("geometry_parse_level accepted \"%s\" as %d", s, level);
+  else if (want != -1 && (r != 0 || level != want))
+    fail ("geometry_parse_level (\"%s\"): returned %d, level %d; want %d",
+          s, r, level, want);
+}
+
+/* name -> layout -> name, and the layout is what md calls it. */
+static void
+check_layout_name (int level, const char *s, int64_t want,
+                   const char *canonical)
+{
+  uint32_t layout = 0xdeadbeef;
+  int r = geometry_parse_layout (level, s, &layout);
+  char buf[64];
+
+  if (want == -1) {
+    if (r == 0)
+      fail ("geometry_parse_layout (%d, \"%s\") accepted it as 0x%x",
+            level, s, layout);
+    return;
+  }
+  if (r != 0 || layout != want) {
+    fail ("geometry_parse_layout (%d, \"%s\"): returned %d, layout 0x%x; "
+          "want 0x%" PRIx64, level, s, r, layout, want);
+    return;
+  }
+  geometry_layout_name (level, layout, buf, sizeof buf);
+  if (strcmp (buf, canonical) != 0)
+    fail ("geometry_layout_name (%d, 0x%x) is \"%s\", want \"%s\"",
+          level, layout, buf, canonical);
+}
+
+static unsigned
+check_names (void)
+{
+  static const struct {
+    const char *s;
+    int level;
+  } levels[] = {
+    { "0", 0 }, { "1", 1 }, { "5", 5 }, { "6", 6 }, { "10", 10 },
+    { "raid0", 0 }, { "raid1", 1 }, { "RAID5", 5 }, { "raid6", 6 },
+    { "raid10", 10 },
+    { "4", -1 }, { "raid4", -1 }, { "", -1 }, { "raid", -1 },
+    { "100", -1 }, { "linear", -1 }, { "-1", -1 }, { "5 ", -1 },
+  };
+  static const struct {
+    int level;
+    const char *s;
+    int64_t want;
+    const char *canonical;
+  } layouts[] = {
+    { 5, "left-asymmetric", 0, "left-asymmetric" },
+    { 5, "right-asymmetric", 1, "right-asymmetric" },
+    { 5, "left-symmetric", 2, "left-symmetric" },
+    { 5, "right-symmetric", 3, "right-symmetric" },
+    { 5, "la", 0, "left-asymmetric" }, { 5, "ra", 1, "right-asymmetric" },
+    { 5, "ls", 2, "left-symmetric" }, { 5, "rs", 3, "right-symmetric" },
+    { 6, "left-asymmetric", 0, "left-asymmetric" },
+    { 6, "right-asymmetric", 1, "right-asymmetric" },
+    { 6, "left-symmetric", 2, "left-symmetric" },
+    { 6, "right-symmetric", 3, "right-symmetric" },
+    { 10, "n2", 0x102, "n2" }, { 10, "n3", 0x103, "n3" },
+    { 10, "f2", 0x201, "f2" }, { 10, "f3", 0x301, "f3" },
+    { 10, "o2", 0x10201, "o2" }, { 10, "o3", 0x10301, "o3" },
+    { 5, "parity-first", -1, NULL }, { 5, "", -1, NULL },
+    { 6, "n2", -1, NULL }, { 10, "left-symmetric", -1, NULL },
+    { 10, "n1", -1, NULL }, { 10, "x2", -1, NULL }, { 10, "n", -1, NULL },
+    { 10, "n2x", -1, NULL }, { 10, "f9", -1, NULL }, { 10, "", -1, NULL },
+    { 0, "n2", -1, NULL }, { 1, "left-symmetric", -1, NULL },
+  };
+  char buf[64];
+  size_t i;
+
+  for (i = 0; i < ELEMS (levels); i++)
+    check_level_name (levels[i].s, levels[i].level);
+  for (i = 0; i < ELEMS (layouts); i++)
+    check_layout_name (layouts[i].level, layouts[i].s, layouts[i].want,
+                       layouts[i].canonical);
+  for (i = 0; i <= 1; i++)
+    if (strcmp (geometry_layout_name ((int) i, 0, buf, sizeof buf), "-"))
+      fail ("geometry_layout_name (%zu, 0) is \"%s\", want \"-\"", i, buf);
+  /* mdadm's defaults (md-format.md) */
+  if (geometry_default_layout (5) != LAYOUT_LEFT_SYMMETRIC ||
+      geometry_default_layout (6) != LAYOUT_LEFT_SYMMETRIC ||
+      geometry_default_layout (10) != 0x102)
+    fail ("default layouts are %u, %u, 0x%x; want 2, 2, 0x102",
+          geometry_default_layout (5), geometry_default_layout (6),
+          geometry_default_layout (10));
+  return ELEMS (levels) + ELEMS (layouts);
+}
+
+int
+main (void)
+{
+  uint64_t units = 0;
+  unsigned arrays, refusals, names;
+
+  arrays = check_all_arrays (&units);
+  refusals = check_refusals ();
+  names = check_names ();
+  if (failures) {
+    printf ("test-geometry: %u failures\n", failures);
+    return EXIT_FAILURE;
+  }
+  printf ("test-geometry: %u arrays (RAID0/1/5/6/10, 2-16 members, chunks "
+          "4K-1M) and %" PRIu64 " units match md's model, no place "
+          "collides; %u bad geometries refused; %u names round-trip\n",
+          arrays, units, refusals, names);
+  return EXIT_SUCCESS;
+}
