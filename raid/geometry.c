@@ -124,8 +124,9 @@ init_raid10 (struct raid_geometry *g, char *err, size_t errlen)
   g->near = g->layout & 0xff;
   g->far = (g->layout >> 8) & 0xff;
   g->far_offset = (g->layout >> 16) & 1;
+  /* md's setup_conf() needs at least two copies. */
   if ((g->layout >> 17) != 0 || g->near < 1 || g->far < 1 ||
-      (g->near > 1 && g->far > 1)) {
+      (g->near > 1 && g->far > 1) || g->near * g->far < 2) {
     snprintf (err, errlen, "RAID10 layout %s is not supported (n2, n3, f2, "
               "o2 and similar are)",
               geometry_layout_name (10, g->layout, name, sizeof name));
@@ -157,7 +158,9 @@ geometry_init (struct raid_geometry *g, char *err, size_t errlen)
               "right-, a- and symmetric are)", g->level, g->layout);
     return -1;
   }
-  if ((g->level == 0 || g->level == 1) && g->layout != 0) {
+  /* RAID0's layout (original or alternate, feature 0x1000) only matters
+   * for md's multi-zone RAID0, which assembly refuses. */
+  if ((g->level == 0 && g->layout > 2) || (g->level == 1 && g->layout)) {
     snprintf (err, errlen, "RAID%d layout %u is not supported",
               g->level, g->layout);
     return -1;

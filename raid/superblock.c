@@ -147,8 +147,13 @@ md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
               sb->sb_csum, csum);
     return -1;
   }
-  if (le32_get (b + SB_PAD0) != 0 || !all_zero (b + SB_PAD3, 32)) {
-    snprintf (err, errlen, "non-zero padding (a newer md feature?)");
+  if (le32_get (b + SB_PAD0) != 0) {
+    snprintf (err, errlen, "pad0 is 0x%x, not zero (a newer md feature?)",
+              le32_get (b + SB_PAD0));
+    return -1;
+  }
+  if (!all_zero (b + SB_PAD3, 32)) {
+    snprintf (err, errlen, "pad3 is not zero (a newer md feature?)");
     return -1;
   }
 
@@ -212,7 +217,11 @@ md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
               sb->dev_number, sb->max_dev);
     return -1;
   }
-  if (sb->data_offset_sectors < MD_SB_OFFSET_SECTORS + 8) {
+  /* The kernel only needs data after the superblock's own bytes; we
+   * write the superblock as a whole 4 KiB block (4K-sector disks), so
+   * data must start after that block. */
+  if (sb->data_offset_sectors <
+      MD_SB_OFFSET_SECTORS + MD_SB_BLOCK_BYTES / 512) {
     snprintf (err, errlen,
               "data_offset %" PRIu64 " overlaps the superblock",
               sb->data_offset_sectors);
