@@ -186,7 +186,9 @@ if [ "$(id -u)" = 0 ] && command -v runuser > /dev/null; then
   printf '[array]\nlevel = 1\n[members]\nmember = d0.img\nmember = d1.img\n' \
     > "$d/c.conf"
   chown nobody "$d/c.conf"
-  if out=$(runuser -u nobody -- "$NBDRAID" create "$d/c.conf" 2>&1); then
+  # The build tree may sit where nobody cannot reach: use a copy.
+  cp "$NBDRAID" "$T/nbdraid"
+  if out=$(runuser -u nobody -- "$T/nbdraid" create "$d/c.conf" 2>&1); then
     die "unreadable member: create succeeded"
   fi
   case $out in
