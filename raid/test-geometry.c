@@ -19,29 +19,11 @@
 #include <string.h>
 
 #include "geometry.h"
+#include "test-report.h"
 
 #define SECTOR 512
 #define ELEMS(a) (sizeof (a) / sizeof (a)[0])
 
-static unsigned failures;
-
-static void
-fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static void
-fail (const char *fmt, ...)
-{
-  va_list ap;
-
-  /* One line per failure; stop printing after a screenful. */
-  if (++failures > 30)
-    return;
-  printf ("FAIL: ");
-  va_start (ap, fmt);
-  vprintf (fmt, ap);
-  va_end (ap);
-  printf ("\n");
-}
 
 /* "raid6 left-asymmetric n=5 chunk=64K member=2368K" */
 static const char *

@@ -17,29 +17,12 @@
 #include <string.h>
 
 #include "parity.h"
+#include "test-report.h"
 
 #define MAX_DATA 20
 #define GUARD 64
 #define GUARD_BYTE 0xa5
 
-static unsigned failures;
-
-static void
-fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static void
-fail (const char *fmt, ...)
-{
-  va_list ap;
-
-  if (++failures > 30)
-    return;
-  printf ("FAIL: ");
-  va_start (ap, fmt);
-  vprintf (fmt, ap);
-  va_end (ap);
-  printf ("\n");
-}
 
 /* ---- naive GF(2^8) ------------------------------------------------ */
 

@@ -16,29 +16,13 @@
 
 #include "le.h"
 #include "superblock.h"
+#include "test-report.h"
 
 #define CSUM_OFFSET 216
 /* The feature_map of full_superblock: only bits the engine serves. */
 #define FULL_FEATURES \
   (MD_FEATURE_BITMAP | MD_FEATURE_RECOVERY_OFFSET | MD_FEATURE_RAID0_LAYOUT)
 
-static unsigned failures;
-
-static void
-fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static void
-fail (const char *fmt, ...)
-{
-  va_list ap;
-
-  printf ("FAIL: ");
-  va_start (ap, fmt);
-  vprintf (fmt, ap);
-  va_end (ap);
-  printf ("\n");
-  failures++;
-}
 
 /* md v1.2: with sb_csum taken as zero, add the u32 words of the first
  * 256 + 2*max_dev bytes into 64 bits (a trailing 2 bytes as a u16),
