@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # nbdkit raid refuses to serve members that do not form the configured
-# array, with one clear line naming the member or config line, and
-# writes nothing to any member.
+# array, or an array with members missing unless degraded=true, with one
+# clear line naming the member or config line, and writes nothing to any
+# member.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -52,13 +53,13 @@ expect_refusal "member missing from the config" "lists 3 members but the superbl
 
 truncate -s 4M "$d/blank.img"
 variant "s|$d/d3.img|$d/blank.img|"
-expect_refusal "member without a superblock" "$d/blank.img: no md superblock"
+expect_refusal "member without a superblock" "array test: 1 member is missing: $d/blank.img (no md superblock); to start it degraded anyway, pass degraded=true (like mdadm --run)"
 rm "$d/blank.img"
 
 variant ""
 $SBEDIT "$d/d2.img" 200 Q 0
-expect_refusal "stale member" "$d/d2.img is stale (events 0, $d/d0.img has 1)"
+expect_refusal "stale member" "$d/d2.img (stale: events 0, the array is at 1; needs recovery)"
 $SBEDIT "$d/d2.img" 200 Q 1
 
 $SBEDIT "$d/d1.img" 100 I 5 --keep-csum
-expect_refusal "corrupt superblock" "$d/d1.img: bad md superblock: sb_csum"
+expect_refusal "corrupt superblock" "$d/d1.img (bad md superblock: sb_csum"

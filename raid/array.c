@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "array.h"
-#include "superblock-io.h"
 
 void
 array_log (const struct raid_array *a, enum raid_log_level level,
@@ -35,6 +34,10 @@ exec_op (void *ctx, struct io_op *op)
   uint64_t off = s->data_offset_bytes + op->off;
   int r = -1;
 
+  if (slot_state (s) != SLOT_ACTIVE) {
+    op->err = ENODEV;
+    return;
+  }
   switch (op->kind) {
   case IO_READ:
     r = m->ops->pread (m, op->buf, op->len, off);
@@ -52,30 +55,15 @@ exec_op (void *ctx, struct io_op *op)
   op->err = r == 0 ? 0 : errno;
 }
 
-int
+size_t
 array_run (struct raid_array *a, struct io_batch *b)
 {
-  int first_err = 0;
-  size_t i;
+  size_t i, failed = 0;
 
   iopool_run (a->pool, b->ops, b->n, exec_op, a);
-  for (i = 0; i < b->n; i++) {
-    const struct io_op *op = &b->ops[i];
-    if (op->err == 0)
-      continue;
-    array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s at %" PRIu64
-               ": %s", a->name, op->member, a->slots[op->member].io->name,
-               io_kind_name (op->kind),
-               a->slots[op->member].data_offset_bytes + op->off,
-               strerror (op->err));
-    if (!first_err)
-      first_err = op->err;
-  }
-  if (first_err) {
-    errno = first_err;
-    return -1;
-  }
-  return 0;
+  for (i = 0; i < b->n; i++)
+    failed += b->ops[i].err != 0;
+  return failed;
 }
 
 void
@@ -114,7 +102,7 @@ raid_size (const struct raid_array *a)
 bool
 raid_clean (const struct raid_array *a)
 {
-  return a->slots[0].sb.resync_offset_sectors == MD_RESYNC_CLEAN;
+  return a->slots[a->reference].sb.resync_offset_sectors == MD_RESYNC_CLEAN;
 }
 
 uint64_t
@@ -149,7 +137,7 @@ check_writable (const struct raid_array *a)
 int
 raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
-  if (check_range (a, count, offset))
+  if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
   return a->ops->read (a, buf, count, offset);
 }
@@ -159,7 +147,7 @@ raid_write (struct raid_array *a, const void *buf, uint64_t count,
             uint64_t offset, bool fua)
 {
   if (check_writable (a) || check_range (a, count, offset) ||
-      a->ops->write (a, buf, count, offset))
+      array_check_alive (a) || a->ops->write (a, buf, count, offset))
     return -1;
   return fua ? raid_flush (a) : 0;
 }
@@ -168,7 +156,7 @@ int
 raid_zero (struct raid_array *a, uint64_t count, uint64_t offset, bool fua)
 {
   if (check_writable (a) || check_range (a, count, offset) ||
-      a->ops->write (a, NULL, count, offset))
+      array_check_alive (a) || a->ops->write (a, NULL, count, offset))
     return -1;
   return fua ? raid_flush (a) : 0;
 }
@@ -180,11 +168,16 @@ raid_flush (struct raid_array *a)
   unsigned i;
   int r = 0;
 
+  if (array_check_alive (a))
+    return -1;
   io_batch_init (&b);
   for (i = 0; i < a->geo.members && r == 0; i++)
-    r = io_batch_add (&b, IO_FLUSH, i, 0, 0, NULL);
-  if (r == 0)
-    r = array_run (a, &b);
+    if (slot_state (&a->slots[i]) == SLOT_ACTIVE)
+      r = io_batch_add (&b, IO_FLUSH, i, 0, 0, NULL);
+  if (r == 0) {
+    array_run (a, &b);
+    r = array_settle_writes (a, &b);
+  }
   io_batch_free (&b);
   return r;
 }
@@ -211,10 +204,12 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
 
     if (len > count)
       len = count;
+    /* A unit whose member is gone may hold data: say so. */
     a->ops->locate (a, offset / U, &member, &moff);
     m = a->slots[member].io;
-    hole = m->ops->is_hole (m, len,
-                            a->slots[member].data_offset_bytes + moff + within);
+    hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ? 0
+      : m->ops->is_hole (m, len,
+                         a->slots[member].data_offset_bytes + moff + within);
     if (hole == -1) {
       array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): seek: %s",
                  a->name, member, m->name, strerror (errno));
@@ -248,19 +243,6 @@ raid_sync (struct raid_array *a, uint64_t first, uint64_t n)
   return a->ops->sync (a, first, n);
 }
 
-static int
-write_superblock (struct raid_array *a, struct raid_slot *s, bool clean)
-{
-  s->sb.events++;
-  s->sb.utime = md_time_now ();
-  s->sb.resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
-  if (md_sb_write (s->io, &s->sb) == 0)
-    return 0;
-  array_log (a, RAID_LOG_ERROR, "array %s: %s: superblock write: %s",
-             a->name, s->io->name, strerror (errno));
-  return -1;
-}
-
 int
 raid_update_superblocks (struct raid_array *a, bool clean)
 {
@@ -268,12 +250,11 @@ raid_update_superblocks (struct raid_array *a, bool clean)
 
   if (check_writable (a))
     return -1;
+  pthread_mutex_lock (&a->sb_lock);
   for (i = 0; i < a->geo.members; i++)
-    if (write_superblock (a, &a->slots[i], clean))
-      return -1;
+    a->slots[i].sb.resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
   for (i = 0; i < a->nspares; i++)
-    if (write_superblock (a, &a->spares[i], clean) ||
-        a->spares[i].io->ops->flush (a->spares[i].io))
-      return -1;
-  return raid_flush (a);
+    a->spares[i].sb.resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
+  pthread_mutex_unlock (&a->sb_lock);
+  return array_write_superblocks (a);
 }

@@ -25,8 +25,11 @@ geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
     for (i = 0; i < d; i++)
       map->data_disk[i] = symmetric ? (map->p_disk + 1 + i) % n
         : i + (i >= map->p_disk);
-    for (i = 0; i < d; i++)
+    for (i = 0; i < d; i++) {
       map->q_coef[i] = i;
+      map->block_disk[i] = map->data_disk[i];
+    }
+    map->block_disk[d] = map->p_disk;
     return;
   }
 
@@ -47,7 +50,11 @@ geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
     for (i = 0; i < d; i++)
       index_of_disk[map->data_disk[i]] = i;
     for (k = 0, disk = (map->q_disk + 1) % n; k < d; disk = (disk + 1) % n)
-      if (disk != map->p_disk && disk != map->q_disk)
-        map->q_coef[index_of_disk[disk]] = k++;
+      if (disk != map->p_disk && disk != map->q_disk) {
+        map->q_coef[index_of_disk[disk]] = k;
+        map->block_disk[k++] = disk;
+      }
   }
+  map->block_disk[d] = map->p_disk;
+  map->block_disk[d + 1] = map->q_disk;
 }

@@ -62,6 +62,9 @@ struct stripe_map {
   unsigned q_disk;                      /* GEOMETRY_NO_DISK for RAID5 */
   unsigned data_disk[RAID_MAX_MEMBERS]; /* data index -> member */
   unsigned q_coef[RAID_MAX_MEMBERS];    /* data index -> Q exponent */
+  /* Blocks numbered as the parity code sees them: 0..d-1 data in Q
+   * order, d = P, d+1 = Q; block -> member. */
+  unsigned block_disk[RAID_MAX_MEMBERS + 2];
 };
 
 /* Validate the inputs and fill in the derived fields.  Returns 0, or -1

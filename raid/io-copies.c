@@ -7,7 +7,9 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "array.h"
 
@@ -17,60 +19,106 @@ copies_lock_key (const struct raid_array *a, uint64_t unit)
   return unit;
 }
 
-/* The least loaded copy in this request; ties rotate with the unit so
- * single small reads spread over the copies too. */
+/* The least loaded copy not in gone; ties rotate with the unit so single
+ * small reads spread over the copies too.  NULL if every copy is gone. */
 static const struct place *
 pick_copy (const struct place *places, unsigned n, uint64_t unit,
-           const unsigned *load)
+           const unsigned *load, const struct member_set *gone)
 {
   const struct place *best = NULL;
   unsigned i;
 
   for (i = 0; i < n; i++) {
     const struct place *p = &places[(unit + i) % n];
-    if (!best || load[p->disk] < load[best->disk])
+    if (!member_set_has (gone, p->disk) &&
+        (!best || load[p->disk] < load[best->disk]))
       best = p;
   }
   return best;
 }
 
+/* Plan reads of [offset, offset+count) from copies outside gone. */
 static int
-copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
-             uint64_t offset)
+plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
+            uint64_t offset, const struct member_set *gone,
+            struct io_batch *b)
 {
   const struct raid_geometry *g = &a->geo;
   struct place places[RAID_MAX_MEMBERS];
   unsigned load[RAID_MAX_MEMBERS] = { 0 };
-  uint64_t first = offset / g->unit_bytes;
-  uint64_t last = (offset + count - 1) / g->unit_bytes;
-  struct io_batch b;
-  int r = -1;
 
-  io_batch_init (&b);
-  array_lock_units (a, first, last, false);
   while (count > 0) {
     uint64_t unit = offset / g->unit_bytes, within = offset % g->unit_bytes;
     uint64_t len = g->unit_bytes - within;
     unsigned n = geometry_unit_places (g, unit, places);
-    const struct place *p = pick_copy (places, n, unit, load);
+    const struct place *p = pick_copy (places, n, unit, load, gone);
 
+    if (!p) {
+      array_log (a, RAID_LOG_ERROR, "array %s: no readable copy left of "
+                 "array offset %" PRIu64, a->name, offset);
+      errno = EIO;
+      return -1;
+    }
     if (len > count)
       len = count;
     load[p->disk]++;
-    if (io_batch_add (&b, IO_READ, p->disk,
-                      p->member_unit * g->unit_bytes + within, len, buf) == -1)
-      goto out;
+    if (io_batch_add (b, IO_READ, p->disk,
+                      p->member_unit * g->unit_bytes + within, len, buf))
+      return -1;
     buf += len;
     offset += len;
     count -= len;
   }
-  r = array_run (a, &b);
+  return 0;
+}
+
+/* Read from the least busy copies; where a read fails, read the other
+ * copies instead and then rewrite the failed range from what they said
+ * (md's read-error repair). */
+static int
+copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
+             uint64_t offset)
+{
+  uint64_t first = offset / a->geo.unit_bytes;
+  uint64_t last = (offset + count - 1) / a->geo.unit_bytes;
+  struct member_set gone, repair = { { 0 } };
+  struct io_batch b, fix;
+  size_t i;
+  int r = -1;
+
+  io_batch_init (&b);
+  io_batch_init (&fix);
+  array_lock_units (a, first, last, false);
+  array_unavailable (a, &gone);
+  for (;;) {
+    io_batch_reset (&b);
+    if (plan_reads (a, buf, count, offset, &gone, &b))
+      goto out;
+    if (array_run (a, &b) == 0)
+      break;
+    for (i = 0; i < b.n; i++)
+      if (b.ops[i].err) {
+        array_read_failed (a, &b.ops[i], &gone, &repair);
+        if (member_set_has (&repair, b.ops[i].member) &&
+            io_batch_add (&fix, IO_WRITE, b.ops[i].member, b.ops[i].off,
+                          b.ops[i].len, b.ops[i].buf))
+          goto out;
+      }
+  }
+  /* buf now holds the right bytes for every range that failed. */
+  r = 0;
+  if (fix.n) {
+    array_run (a, &fix);
+    r = array_settle_repairs (a, &fix);
+  }
  out:
   array_unlock_units (a, first, last);
   io_batch_free (&b);
+  io_batch_free (&fix);
   return r;
 }
 
+/* Write every copy that is still in the array. */
 static int
 copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
               uint64_t offset)
@@ -79,11 +127,13 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   struct place places[RAID_MAX_MEMBERS];
   uint64_t first = offset / g->unit_bytes;
   uint64_t last = (offset + count - 1) / g->unit_bytes;
+  struct member_set gone;
   struct io_batch b;
   int r = -1;
 
   io_batch_init (&b);
   array_lock_units (a, first, last, true);
+  array_unavailable (a, &gone);
   while (count > 0) {
     uint64_t unit = offset / g->unit_bytes, within = offset % g->unit_bytes;
     uint64_t len = g->unit_bytes - within;
@@ -92,31 +142,37 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
     if (len > count)
       len = count;
     for (i = 0; i < n; i++)
-      if (io_batch_add (&b, buf ? IO_WRITE : IO_ZERO, places[i].disk,
+      if (!member_set_has (&gone, places[i].disk) &&
+          io_batch_add (&b, buf ? IO_WRITE : IO_ZERO, places[i].disk,
                         places[i].member_unit * g->unit_bytes + within, len,
-                        (void *) buf) == -1)
+                        (void *) buf))
         goto out;
     if (buf)
       buf += len;
     offset += len;
     count -= len;
   }
-  r = array_run (a, &b);
+  array_run (a, &b);
+  r = array_settle_writes (a, &b);
  out:
   array_unlock_units (a, first, last);
   io_batch_free (&b);
   return r;
 }
 
+/* The first copy that is still active (or the first, if none is). */
 static void
 copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
                uint64_t *member_off)
 {
   struct place places[RAID_MAX_MEMBERS];
+  unsigned n = geometry_unit_places (&a->geo, unit, places), i;
 
-  geometry_unit_places (&a->geo, unit, places);
-  *member = places[0].disk;
-  *member_off = places[0].member_unit * a->geo.unit_bytes;
+  for (i = 0; i + 1 < n; i++)
+    if (slot_state (&a->slots[places[i].disk]) == SLOT_ACTIVE)
+      break;
+  *member = places[i].disk;
+  *member_off = places[i].member_unit * a->geo.unit_bytes;
 }
 
 static uint64_t
@@ -124,6 +180,28 @@ copies_sync_units (const struct raid_array *a)
 {
   return a->geo.copies > 1 ?
     (a->geo.array_bytes + a->geo.unit_bytes - 1) / a->geo.unit_bytes : 0;
+}
+
+/* Copy a window: a failed read stops the sync (there is no other copy
+ * to trust), a failed write fails that member. */
+static int
+sync_window (struct raid_array *a, struct io_batch *reads,
+             struct io_batch *writes)
+{
+  size_t i;
+
+  if (array_run (a, reads)) {
+    for (i = 0; i < reads->n; i++)
+      if (reads->ops[i].err)
+        array_log (a, RAID_LOG_ERROR, "array %s: sync: member %u (%s): "
+                   "pread at %" PRIu64 ": %s", a->name, reads->ops[i].member,
+                   a->slots[reads->ops[i].member].path,
+                   reads->ops[i].off, strerror (reads->ops[i].err));
+    errno = EIO;
+    return -1;
+  }
+  array_run (a, writes);
+  return array_settle_writes (a, writes);
 }
 
 /* Bytes of units handled per sync round: big enough for sequential
@@ -171,9 +249,7 @@ copies_sync (struct raid_array *a, uint64_t first, uint64_t n)
     }
     if (r == 0) {
       array_lock_units (a, u, u + w - 1, true);
-      r = array_run (a, &reads);
-      if (r == 0)
-        r = array_run (a, &writes);
+      r = sync_window (a, &reads, &writes);
       array_unlock_units (a, u, u + w - 1);
     }
   }

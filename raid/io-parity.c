@@ -1,57 +1,54 @@
 /* nbdraid: reads and writes for the parity family (RAID5, RAID6).
  *
- * A write is cut into segments: one stripe, a 4K-aligned column range
- * [lo, hi) of its chunks, and the run of data chunks the request
- * writes across all of that range.  Each segment independently takes
- * md's choice: reconstruct-write (read the data it does not write,
- * compute parity from scratch) or read-modify-write (read the old data
- * and parity, fold the difference in), whichever reads fewer blocks.  A
- * segment that covers its whole stripe reads nothing at all.
+ * A write is cut into segments: one stripe column (stripe-column.h) and
+ * the run of data chunks the request writes across all of it.  Each
+ * segment takes md's choice: reconstruct-write (read the data it does
+ * not write, compute parity from scratch) or read-modify-write (read
+ * the old data and parity, fold the difference in), whichever reads
+ * fewer blocks; a segment covering its whole stripe reads nothing.  A
+ * segment with a member gone is degraded: it reads every block left,
+ * reconstructs the missing ones, and writes what survives.
  *
  * Segments are handled in windows: one parallel batch of every read in
  * the window, the parity arithmetic, one parallel batch of every write.
+ * A read that fails puts its member aside for the request, the window
+ * is planned again degraded, and the member's blocks are rewritten with
+ * what they should hold (md's read-error repair).
  */
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "stripe-column.h"
 
-#define COLUMN 4096ULL
+#define COLUMN_ALIGN 4096ULL
 /* Temporary buffer bytes per window, and segments per window. */
 #define WINDOW_BYTES (16 * 1024 * 1024)
 #define WINDOW_SEGMENTS 256
 
+enum seg_mode { SEG_RCW, SEG_RMW, SEG_DEGRADED };
+
 struct segment {
-  uint64_t stripe;
-  uint64_t lo, hi;              /* columns within each chunk */
-  unsigned first, last;         /* data indices written in all of lo..hi;
-                                 * first > last: none (a resync) */
-  bool rmw;
-  bool full;                    /* every data chunk fully written */
-  struct stripe_map map;
-  uint8_t *block;               /* temporaries, from parity_buffers_alloc */
-  uint8_t *tmp[RAID_MAX_MEMBERS];       /* by data index, or NULL */
-  uint8_t *parity[2];
+  struct column col;
+  unsigned first, last;         /* data indices written in all of the
+                                 * column; first > last: none (resync) */
+  enum seg_mode mode;
 };
 
-/* One write request, as the segments see it. */
+/* One request, as its segments see it. */
 struct request {
   struct raid_array *a;
   const uint8_t *buf;           /* NULL: zeros */
   uint64_t offset, count;
   uint64_t chunk, stripe_bytes;
   bool resync;                  /* recompute parity, write no data */
+  struct member_set gone;       /* members not to read */
+  struct member_set repair;     /* of those, the ones to rewrite */
 };
-
-static uint64_t
-parity_lock_key (const struct raid_array *a, uint64_t unit)
-{
-  return unit / a->geo.data_members;
-}
 
 static uint64_t
 min64 (uint64_t a, uint64_t b)
@@ -65,16 +62,34 @@ max64 (uint64_t a, uint64_t b)
   return a > b ? a : b;
 }
 
+static uint64_t
+align_down (uint64_t x)
+{
+  return x / COLUMN_ALIGN * COLUMN_ALIGN;
+}
+
+static uint64_t
+align_up (uint64_t x)
+{
+  return (x + COLUMN_ALIGN - 1) / COLUMN_ALIGN * COLUMN_ALIGN;
+}
+
+static uint64_t
+parity_lock_key (const struct raid_array *a, uint64_t unit)
+{
+  return unit / a->geo.data_members;
+}
+
 /* The columns of data chunk i in segment s that the request writes. */
 static void
 covered (const struct request *rq, const struct segment *s, unsigned i,
          uint64_t *from, uint64_t *to)
 {
-  uint64_t chunk_start = s->stripe * rq->stripe_bytes + i * rq->chunk;
+  uint64_t chunk_start = s->col.stripe * rq->stripe_bytes + i * rq->chunk;
 
-  *from = max64 (s->lo, rq->offset > chunk_start
+  *from = max64 (s->col.lo, rq->offset > chunk_start
                  ? rq->offset - chunk_start : 0);
-  *to = min64 (s->hi, rq->offset + rq->count - chunk_start);
+  *to = min64 (s->col.hi, rq->offset + rq->count - chunk_start);
 }
 
 static bool
@@ -92,7 +107,7 @@ fully_written (const struct request *rq, const struct segment *s,
   if (!written (s, i))
     return false;
   covered (rq, s, i, &from, &to);
-  return from == s->lo && to == s->hi;
+  return from == s->col.lo && to == s->col.hi;
 }
 
 /* The request's bytes for column col of data chunk i. */
@@ -102,154 +117,221 @@ source (const struct request *rq, const struct segment *s, unsigned i,
 {
   if (!rq->buf)
     return rq->a->zeros;
-  return rq->buf + (s->stripe * rq->stripe_bytes + i * rq->chunk + col -
+  return rq->buf + (s->col.stripe * rq->stripe_bytes + i * rq->chunk + col -
                     rq->offset);
 }
 
-/* Decide how to update a segment and allocate its temporaries.
- * Returns the temporary bytes, or -1 on ENOMEM. */
-static int64_t
+/* Copy the request's bytes over data chunk i's block. */
+static void
+overlay (const struct request *rq, struct segment *s, unsigned i)
+{
+  uint8_t *block = s->col.block[s->col.map.q_coef[i]];
+  uint64_t from, to;
+
+  covered (rq, s, i, &from, &to);
+  memcpy (block + (from - s->col.lo), source (rq, s, i, from), to - from);
+}
+
+static bool
+stripe_touches (const struct member_set *set, const struct column *c,
+                unsigned blocks)
+{
+  unsigned b;
+
+  for (b = 0; b < blocks; b++)
+    if (member_set_has (set, c->map.block_disk[b]))
+      return true;
+  return false;
+}
+
+/* Decide how to update a segment and allocate its buffers. */
+static int
 prepare (const struct request *rq, struct segment *s)
 {
   const struct raid_geometry *g = &rq->a->geo;
-  unsigned d = g->data_members, i, rcw_reads = 0, ntmp = 0;
-  unsigned rmw_reads = (s->first <= s->last ? s->last - s->first + 1 : 0) +
-    g->parity_members;
-  uint8_t *bufs[RAID_MAX_MEMBERS + 2];
-  uint64_t w = s->hi - s->lo;
+  unsigned k = g->data_members, blocks = k + g->parity_members, i, b;
+  unsigned rcw_reads = 0, rmw_reads = g->parity_members;
+  bool want[RAID_MAX_MEMBERS + 2];
 
-  for (i = 0; i < d; i++)
-    if (!fully_written (rq, s, i))
-      rcw_reads++;
-  s->full = rcw_reads == 0;
-  s->rmw = !rq->resync && rmw_reads < rcw_reads;
-  ntmp = (s->rmw ? rmw_reads : rcw_reads + g->parity_members);
-  s->block = parity_buffers_alloc (ntmp, w, rq->a->direct, bufs);
-  if (!s->block)
-    return -1;
-  ntmp = 0;
-  for (i = 0; i < d; i++)
-    s->tmp[i] = (s->rmw ? written (s, i) : !fully_written (rq, s, i))
-      ? bufs[ntmp++] : NULL;
-  s->parity[0] = bufs[ntmp++];
-  s->parity[1] = g->parity_members == 2 ? bufs[ntmp++] : NULL;
-  return (int64_t) (ntmp * w);
+  if (stripe_touches (&rq->gone, &s->col, blocks)) {
+    s->mode = SEG_DEGRADED;
+    for (b = 0; b < blocks; b++)
+      want[b] = true;
+    return column_alloc (&s->col, rq->a, want);
+  }
+  for (i = 0; i < k; i++) {
+    rcw_reads += !fully_written (rq, s, i);
+    rmw_reads += written (s, i);
+  }
+  s->mode = !rq->resync && rmw_reads < rcw_reads ? SEG_RMW : SEG_RCW;
+  for (i = 0; i < k; i++)
+    want[s->col.map.q_coef[i]] = s->mode == SEG_RMW ? written (s, i)
+      : !fully_written (rq, s, i);
+  for (b = k; b < blocks; b++)
+    want[b] = true;
+  return column_alloc (&s->col, rq->a, want);
 }
 
 static int
 add_reads (const struct request *rq, const struct segment *s,
            struct io_batch *b)
 {
-  const struct raid_geometry *g = &rq->a->geo;
-  uint64_t off = s->stripe * g->chunk_bytes + s->lo, w = s->hi - s->lo;
-  unsigned i;
+  const struct raid_array *a = rq->a;
+  unsigned k = a->geo.data_members, blk;
 
-  for (i = 0; i < g->data_members; i++)
-    if (s->tmp[i] &&
-        io_batch_add (b, IO_READ, s->map.data_disk[i], off, w, s->tmp[i]))
+  if (s->mode != SEG_RCW)
+    return column_add_reads (a, &s->col, &rq->gone, b);
+  /* Reconstruct-write reads data only; parity is its output. */
+  for (blk = 0; blk < k; blk++)
+    if (s->col.block[blk] &&
+        io_batch_add (b, IO_READ, s->col.map.block_disk[blk],
+                      column_offset (a, &s->col), s->col.hi - s->col.lo,
+                      s->col.block[blk]))
       return -1;
-  if (s->rmw) {
-    if (io_batch_add (b, IO_READ, s->map.p_disk, off, w, s->parity[0]))
-      return -1;
-    if (s->parity[1] &&
-        io_batch_add (b, IO_READ, s->map.q_disk, off, w, s->parity[1]))
-      return -1;
-  }
   return 0;
 }
 
-/* Copy the request's bytes over the old contents in tmp[i]. */
-static void
-overlay (const struct request *rq, const struct segment *s, unsigned i)
+/* Work out the new contents of every block; out[b] points at them. */
+static int
+compute (const struct request *rq, struct segment *s, const uint8_t **out)
 {
-  uint64_t from, to;
+  struct raid_array *a = rq->a;
+  unsigned k = a->geo.data_members, i, b;
+  size_t w = s->col.hi - s->col.lo;
+  uint8_t **blk = s->col.block;
 
-  covered (rq, s, i, &from, &to);
-  memcpy (s->tmp[i] + (from - s->lo), source (rq, s, i, from), to - from);
-}
-
-/* Compute the new parity; leave in data[i] the new contents of every
- * data chunk the computation needed. */
-static void
-compute (const struct request *rq, struct segment *s,
-         const uint8_t **data)
-{
-  const struct raid_geometry *g = &rq->a->geo;
-  const struct parity_code *code = &rq->a->code;
-  uint8_t *ordered[RAID_MAX_MEMBERS];
-  size_t w = s->hi - s->lo;
-  unsigned i;
-
-  for (i = 0; i < g->data_members; i++) {
-    data[i] = s->tmp[i];
+  if (s->mode == SEG_DEGRADED &&
+      column_recover (a, &s->col, &rq->gone) == -1)
+    return -1;
+  for (b = 0; b < k + a->geo.parity_members; b++)
+    out[b] = blk[b];
+  for (i = 0; i < k; i++) {
+    b = s->col.map.q_coef[i];
     if (!written (s, i))
       continue;
-    if (s->rmw)                 /* take the old contents out of parity */
-      parity_update (code, w, s->map.q_coef[i], s->tmp[i], s->parity);
-    if (fully_written (rq, s, i))
-      data[i] = source (rq, s, i, s->lo);
+    if (s->mode == SEG_RMW)     /* take the old contents out of parity */
+      parity_update (&a->code, w, b, blk[b], blk + k);
+    if (s->mode != SEG_DEGRADED && fully_written (rq, s, i))
+      out[b] = source (rq, s, i, s->col.lo);
     else
       overlay (rq, s, i);
-    if (s->rmw)                 /* and put the new ones in */
-      parity_update (code, w, s->map.q_coef[i], data[i], s->parity);
+    if (s->mode == SEG_RMW)     /* and put the new ones in */
+      parity_update (&a->code, w, b, out[b], blk + k);
   }
-  if (!s->rmw) {
-    for (i = 0; i < g->data_members; i++)
-      ordered[s->map.q_coef[i]] = (uint8_t *) data[i];
-    parity_encode (code, w, ordered, s->parity);
-  }
+  if (s->mode != SEG_RMW)
+    parity_encode (&a->code, w, (uint8_t *const *) out, blk + k);
+  return 0;
 }
 
+/* Writes of segment s: data it writes, parity, and blocks of members
+ * being repaired; nothing to a member that is gone for good. */
 static int
 add_writes (const struct request *rq, struct segment *s,
-            struct io_batch *b)
+            struct io_batch *writes, struct io_batch *fixes)
 {
-  const struct raid_geometry *g = &rq->a->geo;
-  uint64_t off = s->stripe * g->chunk_bytes + s->lo, w = s->hi - s->lo;
-  const uint8_t *data[RAID_MAX_MEMBERS];
-  unsigned i;
+  struct raid_array *a = rq->a;
+  const struct raid_geometry *g = &a->geo;
+  unsigned k = g->data_members, blocks = k + g->parity_members, i, b;
+  uint64_t off = column_offset (a, &s->col), w = s->col.hi - s->col.lo;
+  const uint8_t *out[RAID_MAX_MEMBERS + 2];
+  bool data_written[RAID_MAX_MEMBERS + 2] = { false };
+
+  for (i = 0; i < k; i++)
+    data_written[s->col.map.q_coef[i]] = written (s, i);
 
   /* Zeroing whole stripes: zeros have zero parity, so deallocate the
    * stripe on every member instead of writing it. */
-  if (!rq->buf && s->full && w == g->chunk_bytes) {
+  if (!rq->buf && !rq->resync && s->first == 0 && s->last == k - 1 &&
+      fully_written (rq, s, 0) && fully_written (rq, s, k - 1) &&
+      w == g->chunk_bytes) {
     for (i = 0; i < g->members; i++)
-      if (io_batch_add (b, IO_ZERO, i, off, w, NULL))
+      if ((!member_set_has (&rq->gone, i) ||
+           member_set_has (&rq->repair, i)) &&
+          io_batch_add (member_set_has (&rq->repair, i) ? fixes : writes,
+                        IO_ZERO, i, off, w, NULL))
         return -1;
     return 0;
   }
-  compute (rq, s, data);
-  for (i = s->first; i <= s->last; i++)
-    if (io_batch_add (b, IO_WRITE, s->map.data_disk[i], off, w,
-                      (void *) data[i]))
+  if (compute (rq, s, out) == -1)
+    return -1;
+  for (b = 0; b < blocks; b++) {
+    unsigned disk = s->col.map.block_disk[b];
+    bool fix = member_set_has (&rq->repair, disk);
+
+    if ((member_set_has (&rq->gone, disk) && !fix) ||
+        (b < k && !data_written[b] && !fix))
+      continue;
+    if (io_batch_add (fix ? fixes : writes, IO_WRITE, disk, off, w,
+                      (void *) out[b]))
       return -1;
-  if (io_batch_add (b, IO_WRITE, s->map.p_disk, off, w, s->parity[0]))
-    return -1;
-  if (s->parity[1] &&
-      io_batch_add (b, IO_WRITE, s->map.q_disk, off, w, s->parity[1]))
-    return -1;
+  }
   return 0;
 }
 
-static int
-run_window (const struct request *rq, struct segment *segs, unsigned n)
+static void
+free_segments (struct segment *segs, unsigned n)
 {
-  struct io_batch b;
   unsigned i;
+
+  for (i = 0; i < n; i++)
+    column_free (&segs[i].col);
+}
+
+/* Plan and run the reads of a window, again and again as members fail
+ * reads, until every read worked.  Returns 0 or -1 (errno set). */
+static int
+read_window (struct request *rq, struct segment *segs, unsigned n,
+             struct io_batch *b)
+{
+  size_t i;
+  unsigned s;
+
+  for (;;) {
+    io_batch_reset (b);
+    for (s = 0; s < n; s++)
+      if (prepare (rq, &segs[s]) == -1 || add_reads (rq, &segs[s], b) == -1)
+        return -1;
+    if (array_run (rq->a, b) == 0)
+      return 0;
+    for (i = 0; i < b->n; i++)
+      if (b->ops[i].err)
+        array_read_failed (rq->a, &b->ops[i], &rq->gone, &rq->repair);
+    free_segments (segs, n);
+    if (!array_alive_without (rq->a, &rq->gone)) {
+      array_log (rq->a, RAID_LOG_ERROR, "array %s: too many members "
+                 "failed to read; cannot reconstruct", rq->a->name);
+      errno = EIO;
+      return -1;
+    }
+  }
+}
+
+static int
+run_window (struct request *rq, struct segment *segs, unsigned n)
+{
+  struct io_batch b, fixes;
+  unsigned s;
   int r = -1;
 
   io_batch_init (&b);
-  for (i = 0; i < n; i++)
-    if (add_reads (rq, &segs[i], &b))
-      goto out;
-  if (array_run (rq->a, &b))
+  io_batch_init (&fixes);
+  if (read_window (rq, segs, n, &b) == -1)
     goto out;
   io_batch_reset (&b);
-  for (i = 0; i < n; i++)
-    if (add_writes (rq, &segs[i], &b))
+  for (s = 0; s < n; s++)
+    if (add_writes (rq, &segs[s], &b, &fixes) == -1)
       goto out;
-  r = array_run (rq->a, &b);
+  array_run (rq->a, &b);
+  r = array_settle_writes (rq->a, &b);
+  if (fixes.n) {
+    array_run (rq->a, &fixes);
+    if (array_settle_repairs (rq->a, &fixes) == -1)
+      r = -1;
+  }
  out:
+  free_segments (segs, n);
   io_batch_free (&b);
+  io_batch_free (&fixes);
   return r;
 }
 
@@ -262,20 +344,18 @@ cut_stripe (const struct request *rq, uint64_t stripe, struct segment *segs)
   uint64_t rs = max64 (rq->offset, base) - base;
   uint64_t re = min64 (rq->offset + rq->count, base + rq->stripe_bytes) - base;
   unsigned first = rs / C, last = (re - 1) / C, n = 0, k;
-  uint64_t x4 = (rs - first * C) / COLUMN * COLUMN;
-  uint64_t y4 = (re - last * C + COLUMN - 1) / COLUMN * COLUMN;
-  uint64_t cuts[4] = { 0, C, C, C };
-  unsigned ncuts = 2;
+  uint64_t x4 = align_down (rs - first * C), y4 = align_up (re - last * C);
+  uint64_t cuts[4];
+  unsigned ncuts = 0;
 
   /* The first chunk is written from column x4, the last up to y4, the
    * ones between entirely; cut where that set changes. */
   if (first == last) {
-    cuts[0] = x4;
-    cuts[1] = y4;
+    cuts[ncuts++] = x4;
+    cuts[ncuts++] = y4;
   }
   else {
     uint64_t a = min64 (x4, y4), b = max64 (x4, y4);
-    ncuts = 0;
     cuts[ncuts++] = 0;
     if (a > 0 && a < C)
       cuts[ncuts++] = a;
@@ -284,7 +364,6 @@ cut_stripe (const struct request *rq, uint64_t stripe, struct segment *segs)
     cuts[ncuts++] = C;
   }
   for (k = 0; k + 1 < ncuts; k++) {
-    struct segment *s = &segs[n];
     unsigned f = first, l = last;
 
     if (first != last) {
@@ -293,71 +372,73 @@ cut_stripe (const struct request *rq, uint64_t stripe, struct segment *segs)
       if (f > l)
         continue;               /* a gap no chunk writes */
     }
-    memset (s, 0, offsetof (struct segment, map));
-    s->stripe = stripe;
-    s->lo = cuts[k];
-    s->hi = cuts[k + 1];
-    s->first = f;
-    s->last = l;
-    geometry_stripe_map (&rq->a->geo, stripe, &s->map);
+    column_init (&segs[n].col, rq->a, stripe, cuts[k], cuts[k + 1]);
+    segs[n].first = f;
+    segs[n].last = l;
     n++;
   }
   return n;
 }
 
-static void
-free_segments (struct segment *segs, unsigned n)
-{
-  unsigned i;
-
-  for (i = 0; i < n; i++)
-    parity_buffers_free (segs[i].block);
-}
-
+/* Run segments of stripes first..last through windows; cut(stripe,
+ * segs) produces each stripe's segments. */
 static int
-parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
-              uint64_t offset)
+run_stripes (struct request *rq, uint64_t first, uint64_t last,
+             unsigned (*cut) (const struct request *, uint64_t,
+                              struct segment *))
 {
-  const struct raid_geometry *g = &a->geo;
-  struct request rq = {
-    .a = a, .buf = buf, .offset = offset, .count = count,
-    .chunk = g->chunk_bytes, .stripe_bytes = g->chunk_bytes * g->data_members,
-  };
-  uint64_t first = offset / rq.stripe_bytes;
-  uint64_t last = (offset + count - 1) / rq.stripe_bytes, stripe;
-  struct segment *segs = malloc ((WINDOW_SEGMENTS + 3) * sizeof *segs);
-  unsigned n = 0, i, added;
-  int64_t bytes = 0, tb;
+  const uint64_t per_stripe = rq->a->geo.members * rq->chunk;
+  uint64_t stripe, bytes = 0, cap = min64 (last - first + 1, WINDOW_SEGMENTS);
+  /* Only the first and last stripe of a request are cut in three. */
+  struct segment *segs = malloc ((cap + 4) * sizeof *segs);
+  unsigned n = 0;
   int r = 0;
 
   if (!segs) {
     errno = ENOMEM;
     return -1;
   }
-  stripe_lock (&a->locks, first, last, true);
   for (stripe = first; stripe <= last && r == 0; stripe++) {
-    added = cut_stripe (&rq, stripe, &segs[n]);
-    for (i = n; i < n + added; i++) {
-      tb = prepare (&rq, &segs[i]);
-      if (tb == -1) {
-        r = -1;
-        added = i - n;
-        break;
-      }
-      bytes += tb;
-    }
-    n += added;
-    if (r == 0 && (bytes >= WINDOW_BYTES || n >= WINDOW_SEGMENTS ||
-                   stripe == last)) {
-      r = run_window (&rq, segs, n);
-      free_segments (segs, n);
+    n += cut (rq, stripe, &segs[n]);
+    bytes += per_stripe;
+    if (bytes >= WINDOW_BYTES || n >= WINDOW_SEGMENTS || stripe == last) {
+      r = run_window (rq, segs, n);
       n = 0;
       bytes = 0;
     }
   }
-  free_segments (segs, n);
-  stripe_unlock (&a->locks, first, last);
   free (segs);
+  return r;
+}
+
+static void
+request_init (struct request *rq, struct raid_array *a, const uint8_t *buf,
+              uint64_t count, uint64_t offset)
+{
+  memset (rq, 0, sizeof *rq);
+  rq->a = a;
+  rq->buf = buf;
+  rq->count = count;
+  rq->offset = offset;
+  rq->chunk = a->geo.chunk_bytes;
+  rq->stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
+  array_unavailable (a, &rq->gone);
+}
+
+static int
+parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
+              uint64_t offset)
+{
+  uint64_t stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
+  uint64_t first = offset / stripe_bytes;
+  uint64_t last = (offset + count - 1) / stripe_bytes;
+  struct request rq;
+  int r;
+
+  stripe_lock (&a->locks, first, last, true);
+  request_init (&rq, a, buf, count, offset);
+  r = run_stripes (&rq, first, last, cut_stripe);
+  stripe_unlock (&a->locks, first, last);
   return r;
 }
 
@@ -373,34 +454,250 @@ parity_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
   *member_off = stripe * a->geo.chunk_bytes;
 }
 
-/* Healthy reads touch data chunks only; the shared lock keeps them out
- * of stripes that a writer is halfway through. */
+/* What member m holds at [off, off+len) of its data area, rebuilt from
+ * the other members (m is in gone): data reconstructed, or parity
+ * recomputed.  Column by column; for repairs and recovery. */
+static int
+reconstruct_range (struct raid_array *a, unsigned m, uint64_t off,
+                   uint64_t len, const struct member_set *gone, uint8_t *out)
+{
+  const uint64_t C = a->geo.chunk_bytes;
+  bool want[RAID_MAX_MEMBERS + 2];
+  struct column col;
+  struct io_batch b;
+  uint64_t s;
+  unsigned blk;
+  int r = 0;
+
+  for (blk = 0; blk < column_blocks (a); blk++)
+    want[blk] = true;
+  io_batch_init (&b);
+  for (s = off / C; s <= (off + len - 1) / C && r == 0; s++) {
+    uint64_t lo = max64 (off, s * C) - s * C;
+    uint64_t hi = min64 (off + len, (s + 1) * C) - s * C;
+
+    column_init (&col, a, s, align_down (lo), align_up (hi));
+    io_batch_reset (&b);
+    r = column_alloc (&col, a, want);
+    if (r == 0)
+      r = column_add_reads (a, &col, gone, &b);
+    if (r == 0 && array_run (a, &b)) {
+      errno = EIO;
+      r = -1;
+    }
+    if (r == 0)
+      r = column_recover (a, &col, gone);
+    for (blk = 0; r == 0 && blk < column_blocks (a); blk++)
+      if (col.map.block_disk[blk] == m)
+        memcpy (out + (s * C + lo - off), col.block[blk] + (lo - col.lo),
+                hi - lo);
+    column_free (&col);
+  }
+  io_batch_free (&b);
+  return r;
+}
+
+/* Rewrite the ranges that failed to read with what they should hold. */
+static int
+repair_ranges (struct raid_array *a, struct io_batch *bad,
+               const struct member_set *gone)
+{
+  struct io_batch fixes;
+  uint8_t **bufs = calloc (bad->n ? bad->n : 1, sizeof *bufs);
+  size_t i;
+  int r = -1;
+
+  io_batch_init (&fixes);
+  if (!bufs)
+    goto out;
+  for (i = 0; i < bad->n; i++) {
+    const struct io_op *op = &bad->ops[i];
+    bufs[i] = malloc (op->len);
+    if (!bufs[i] ||
+        reconstruct_range (a, op->member, op->off, op->len, gone, bufs[i]) ||
+        io_batch_add (&fixes, IO_WRITE, op->member, op->off, op->len,
+                      bufs[i]))
+      goto out;
+  }
+  array_run (a, &fixes);
+  r = array_settle_repairs (a, &fixes);
+ out:
+  for (i = 0; bufs && i < bad->n; i++)
+    free (bufs[i]);
+  free (bufs);
+  io_batch_free (&fixes);
+  return r;
+}
+
+/* A piece of a read whose data member is gone: where it comes from in
+ * which reconstructed column. */
+struct rebuilt_piece {
+  size_t column;
+  unsigned block;
+  uint64_t within;
+  uint64_t len;
+  uint8_t *buf;
+};
+
+struct degraded_read {
+  struct column *cols;
+  size_t ncols, cap_cols;
+  struct rebuilt_piece *pieces;
+  size_t npieces, cap_pieces;
+};
+
+static int
+grow (void **p, size_t *cap, size_t n, size_t size)
+{
+  void *np;
+
+  if (n < *cap)
+    return 0;
+  *cap = *cap ? 2 * *cap : 8;
+  np = realloc (*p, *cap * size);
+  if (!np) {
+    errno = ENOMEM;
+    return -1;
+  }
+  *p = np;
+  return 0;
+}
+
+/* Note a piece to reconstruct, widening its stripe's column to cover
+ * it (the pieces of one stripe come one after another). */
+static int
+add_rebuilt_piece (struct raid_array *a, struct degraded_read *d,
+                   uint64_t stripe, unsigned block, uint64_t within,
+                   uint64_t len, uint8_t *buf)
+{
+  struct column *c = d->ncols ? &d->cols[d->ncols - 1] : NULL;
+
+  if (!c || c->stripe != stripe) {
+    if (grow ((void **) &d->cols, &d->cap_cols, d->ncols, sizeof *c))
+      return -1;
+    c = &d->cols[d->ncols++];
+    column_init (c, a, stripe, align_down (within), align_up (within + len));
+  }
+  c->lo = min64 (c->lo, align_down (within));
+  c->hi = max64 (c->hi, align_up (within + len));
+  if (grow ((void **) &d->pieces, &d->cap_pieces, d->npieces,
+            sizeof *d->pieces))
+    return -1;
+  d->pieces[d->npieces++] = (struct rebuilt_piece) {
+    d->ncols - 1, block, within, len, buf
+  };
+  return 0;
+}
+
+static void
+degraded_read_reset (struct degraded_read *d)
+{
+  size_t i;
+
+  for (i = 0; i < d->ncols; i++)
+    column_free (&d->cols[i]);
+  d->ncols = d->npieces = 0;
+}
+
+/* Plan a read: pieces on members outside gone are read directly, the
+ * others are reconstructed from their stripe's column. */
+static int
+plan_read (struct raid_array *a, uint8_t *buf, uint64_t count,
+           uint64_t offset, const struct member_set *gone,
+           struct io_batch *b, struct degraded_read *d)
+{
+  const uint64_t C = a->geo.chunk_bytes;
+  const unsigned dm = a->geo.data_members;
+  bool want[RAID_MAX_MEMBERS + 2];
+  struct stripe_map map;
+  uint64_t mapped = UINT64_MAX;
+  size_t i;
+  unsigned blk;
+
+  while (count > 0) {
+    uint64_t unit = offset / C, within = offset % C;
+    uint64_t len = min64 (C - within, count), stripe = unit / dm;
+    unsigned idx = unit % dm;
+
+    if (stripe != mapped) {
+      geometry_stripe_map (&a->geo, stripe, &map);
+      mapped = stripe;
+    }
+    if (!member_set_has (gone, map.data_disk[idx])) {
+      if (io_batch_add (b, IO_READ, map.data_disk[idx], stripe * C + within,
+                        len, buf))
+        return -1;
+    }
+    else if (add_rebuilt_piece (a, d, stripe, map.q_coef[idx], within, len,
+                                buf))
+      return -1;
+    buf += len;
+    offset += len;
+    count -= len;
+  }
+  for (blk = 0; blk < column_blocks (a); blk++)
+    want[blk] = true;
+  for (i = 0; i < d->ncols; i++)
+    if (column_alloc (&d->cols[i], a, want) ||
+        column_add_reads (a, &d->cols[i], gone, b))
+      return -1;
+  return 0;
+}
+
 static int
 parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
              uint64_t offset)
 {
   const uint64_t C = a->geo.chunk_bytes;
   uint64_t first = offset / C, last = (offset + count - 1) / C;
-  struct io_batch b;
+  struct member_set gone, repair = { { 0 } };
+  struct degraded_read d = { 0 };
+  struct io_batch b, bad;
+  size_t i;
   int r = -1;
 
   io_batch_init (&b);
+  io_batch_init (&bad);
   array_lock_units (a, first, last, false);
-  while (count > 0) {
-    uint64_t within = offset % C, len = min64 (C - within, count), moff;
-    unsigned member;
-
-    parity_locate (a, offset / C, &member, &moff);
-    if (io_batch_add (&b, IO_READ, member, moff + within, len, buf))
+  array_unavailable (a, &gone);
+  for (;;) {
+    io_batch_reset (&b);
+    degraded_read_reset (&d);
+    if (plan_read (a, buf, count, offset, &gone, &b, &d))
       goto out;
-    buf += len;
-    offset += len;
-    count -= len;
+    if (array_run (a, &b) == 0)
+      break;
+    for (i = 0; i < b.n; i++)
+      if (b.ops[i].err) {
+        array_read_failed (a, &b.ops[i], &gone, &repair);
+        if (member_set_has (&repair, b.ops[i].member) &&
+            io_batch_add (&bad, IO_READ, b.ops[i].member, b.ops[i].off,
+                          b.ops[i].len, NULL))
+          goto out;
+      }
+    if (!array_alive_without (a, &gone)) {
+      array_log (a, RAID_LOG_ERROR, "array %s: too many members failed to "
+                 "read; cannot reconstruct", a->name);
+      errno = EIO;
+      goto out;
+    }
   }
-  r = array_run (a, &b);
+  for (i = 0; i < d.ncols; i++)
+    if (column_recover (a, &d.cols[i], &gone))
+      goto out;
+  for (i = 0; i < d.npieces; i++) {
+    const struct rebuilt_piece *p = &d.pieces[i];
+    const struct column *c = &d.cols[p->column];
+    memcpy (p->buf, c->block[p->block] + (p->within - c->lo), p->len);
+  }
+  r = bad.n ? repair_ranges (a, &bad, &gone) : 0;
  out:
   array_unlock_units (a, first, last);
+  degraded_read_reset (&d);
+  free (d.cols);
+  free (d.pieces);
   io_batch_free (&b);
+  io_batch_free (&bad);
   return r;
 }
 
@@ -410,56 +707,28 @@ parity_sync_units (const struct raid_array *a)
   return a->geo.member_bytes / a->geo.chunk_bytes;
 }
 
+/* A resync segment: the whole stripe, no data written. */
+static unsigned
+cut_resync (const struct request *rq, uint64_t stripe, struct segment *segs)
+{
+  column_init (&segs[0].col, rq->a, stripe, 0, rq->chunk);
+  segs[0].first = 1;
+  segs[0].last = 0;
+  return 1;
+}
+
 /* Recompute P (and Q) of stripes first..first+n-1 from their data. */
 static int
 parity_sync (struct raid_array *a, uint64_t first, uint64_t n)
 {
-  const struct raid_geometry *g = &a->geo;
-  struct request rq = {
-    .a = a, .buf = NULL, .offset = 0, .count = 0,
-    .chunk = g->chunk_bytes, .stripe_bytes = g->chunk_bytes * g->data_members,
-    .resync = true,
-  };
-  uint64_t per_stripe = (uint64_t) g->members * g->chunk_bytes;
-  uint64_t window = WINDOW_BYTES / per_stripe, s, w, i;
-  struct segment *segs;
-  int r = 0;
+  struct request rq;
+  int r;
 
-  if (window == 0)
-    window = 1;
-  if (window > WINDOW_SEGMENTS)
-    window = WINDOW_SEGMENTS;
-  segs = malloc (window * sizeof *segs);
-  if (!segs) {
-    errno = ENOMEM;
-    return -1;
-  }
-  for (s = first; s < first + n && r == 0; s += w) {
-    w = min64 (window, first + n - s);
-    /* Segments that write no data chunk: reconstruct-write reads every
-     * data chunk and writes only parity. */
-    for (i = 0; i < w && r == 0; i++) {
-      struct segment *seg = &segs[i];
-      memset (seg, 0, offsetof (struct segment, map));
-      seg->stripe = s + i;
-      seg->lo = 0;
-      seg->hi = g->chunk_bytes;
-      seg->first = 1;
-      seg->last = 0;
-      geometry_stripe_map (g, s + i, &seg->map);
-      if (prepare (&rq, seg) == -1) {
-        free_segments (segs, i);
-        r = -1;
-      }
-    }
-    if (r == 0) {
-      stripe_lock (&a->locks, s, s + w - 1, true);
-      r = run_window (&rq, segs, w);
-      stripe_unlock (&a->locks, s, s + w - 1);
-      free_segments (segs, w);
-    }
-  }
-  free (segs);
+  stripe_lock (&a->locks, first, first + n - 1, true);
+  request_init (&rq, a, NULL, 0, 0);
+  rq.resync = true;
+  r = run_stripes (&rq, first, first + n - 1, cut_resync);
+  stripe_unlock (&a->locks, first, first + n - 1);
   return r;
 }
 

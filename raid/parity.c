@@ -10,36 +10,153 @@
 
 #include "parity.h"
 
+/* Slots of the decode cache: missing data blocks m1 < m2 (m2 == k when
+ * only one is missing) and whether Q stands in for an absent P. */
+static size_t
+decode_slots (const struct parity_code *c)
+{
+  return (size_t) c->data * (c->data + 1) * 2;
+}
+
 int
 parity_init (struct parity_code *c, unsigned data, unsigned parity)
 {
   unsigned rows = data + parity;
-  unsigned char *matrix;
 
+  memset (c, 0, sizeof *c);
   c->data = data;
   c->parity = parity;
   c->tables = malloc (32 * (size_t) data * parity);
-  matrix = malloc ((size_t) rows * data);
-  if (!c->tables || !matrix) {
-    free (c->tables);
-    free (matrix);
+  c->matrix = malloc ((size_t) rows * data);
+  c->decode = calloc (decode_slots (c), sizeof *c->decode);
+  if (!c->tables || !c->matrix || !c->decode) {
+    parity_free (c);
     errno = ENOMEM;
     return -1;
   }
+  pthread_mutex_init (&c->decode_lock, NULL);
   /* Rows data.. of the RS matrix are all ones (P) and 2^j (Q): exactly
    * RAID6 (isal.md). */
-  gf_gen_rs_matrix (matrix, (int) rows, (int) data);
-  ec_init_tables ((int) data, (int) parity, matrix + (size_t) data * data,
+  gf_gen_rs_matrix (c->matrix, (int) rows, (int) data);
+  ec_init_tables ((int) data, (int) parity, c->matrix + (size_t) data * data,
                   c->tables);
-  free (matrix);
   return 0;
 }
 
 void
 parity_free (struct parity_code *c)
 {
+  size_t i;
+
+  if (c->decode) {
+    for (i = 0; i < decode_slots (c); i++)
+      free (c->decode[i]);
+    pthread_mutex_destroy (&c->decode_lock);
+  }
+  free (c->decode);
+  free (c->matrix);
   free (c->tables);
-  c->tables = NULL;
+  memset (c, 0, sizeof *c);
+}
+
+/* The k generator rows of the blocks a recovery reads: the present data
+ * blocks in order, then P and/or Q for the missing ones. */
+static unsigned
+survivor_rows (const struct parity_code *c, const bool *present,
+               unsigned nmissing, unsigned *rows)
+{
+  unsigned b, n = 0, used = 0;
+
+  for (b = 0; b < c->data; b++)
+    if (present[b])
+      rows[n++] = b;
+  for (b = c->data; b < c->data + c->parity && used < nmissing; b++)
+    if (present[b]) {
+      rows[n++] = b;
+      used++;
+    }
+  return used == nmissing ? n : 0;
+}
+
+/* Decode tables for one failure pattern: invert the survivors' rows of
+ * the generator matrix and keep the rows that yield the missing blocks. */
+static unsigned char *
+build_decode (const struct parity_code *c, const unsigned *rows,
+              const unsigned *missing, unsigned nmissing)
+{
+  size_t k = c->data;
+  unsigned char *b = malloc (k * k), *inv = malloc (k * k);
+  unsigned char *want = malloc (nmissing * k);
+  unsigned char *tables = malloc (32 * k * nmissing);
+  unsigned i;
+
+  if (!b || !inv || !want || !tables)
+    goto fail;
+  for (i = 0; i < k; i++)
+    memcpy (b + i * k, c->matrix + rows[i] * k, k);
+  if (gf_invert_matrix (b, inv, (int) k) != 0)
+    goto fail;                  /* cannot happen for RAID6's matrix */
+  for (i = 0; i < nmissing; i++)
+    memcpy (want + i * k, inv + missing[i] * k, k);
+  ec_init_tables ((int) k, (int) nmissing, want, tables);
+  free (b);
+  free (inv);
+  free (want);
+  return tables;
+ fail:
+  free (b);
+  free (inv);
+  free (want);
+  free (tables);
+  return NULL;
+}
+
+int
+parity_recover (struct parity_code *c, size_t len, const bool *present,
+                uint8_t *const *blocks)
+{
+  unsigned missing[2], nmissing = 0, rows[256], b;
+  uint8_t *src[256], *dst[2];
+  unsigned char *tables;
+  size_t slot;
+
+  for (b = 0; b < c->data; b++)
+    if (!present[b]) {
+      if (nmissing == c->parity) {
+        errno = EIO;
+        return -1;
+      }
+      missing[nmissing++] = b;
+    }
+  if (nmissing == 0)
+    return 0;
+  if (survivor_rows (c, present, nmissing, rows) != c->data) {
+    errno = EIO;
+    return -1;
+  }
+  slot = ((size_t) missing[0] * (c->data + 1) +
+          (nmissing == 2 ? missing[1] : c->data)) * 2 +
+    (nmissing == 1 && !present[c->data]);
+  tables = __atomic_load_n (&c->decode[slot], __ATOMIC_ACQUIRE);
+  if (!tables) {
+    pthread_mutex_lock (&c->decode_lock);
+    tables = c->decode[slot];
+    if (!tables) {
+      tables = build_decode (c, rows, missing, nmissing);
+      __atomic_store_n (&c->decode[slot], tables, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock (&c->decode_lock);
+    if (!tables) {
+      errno = ENOMEM;
+      return -1;
+    }
+  }
+  for (b = 0; b < c->data; b++)
+    src[b] = blocks[rows[b]];
+  for (b = 0; b < nmissing; b++)
+    dst[b] = blocks[missing[b]];
+  ec_encode_data ((int) len, (int) c->data, (int) nmissing, tables, src, dst);
+  return 0;
 }
 
 void

@@ -7,6 +7,7 @@
 #ifndef NBDRAID_PARITY_H
 #define NBDRAID_PARITY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,11 @@
 struct parity_code {
   unsigned data;                /* k data blocks */
   unsigned parity;              /* 1 (P) or 2 (P, Q) */
+  unsigned char *matrix;        /* (k+parity) x k: identity, P row, Q row */
   unsigned char *tables;        /* ec_init_tables() of the P/Q rows */
+  /* Decode tables per failure pattern, built on first use. */
+  pthread_mutex_t decode_lock;
+  unsigned char **decode;
 };
 
 int parity_init (struct parity_code *c, unsigned data, unsigned parity);
@@ -29,6 +34,14 @@ void parity_encode (const struct parity_code *c, size_t len,
  * the old parity into the new (read-modify-write). */
 void parity_update (const struct parity_code *c, size_t len, unsigned coef,
                     const uint8_t *data, uint8_t *const *parity);
+
+/* Blocks of a stripe column are numbered 0..k-1 for data (in
+ * Q-coefficient order), k for P and k+1 for Q.  Given the present ones,
+ * compute every missing data block into its buffer (parity is not
+ * recomputed: encode again for that).  Returns 0, or -1 (EIO) when more
+ * blocks are missing than the parity can restore. */
+int parity_recover (struct parity_code *c, size_t len, const bool *present,
+                    uint8_t *const *blocks);
 
 /* Allocate n buffers of len bytes in one block, staggered by 256 bytes
  * within a page (ISA-L runs 2-4x slower when every buffer starts at the

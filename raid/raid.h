@@ -23,6 +23,9 @@ typedef void (*raid_log_fn) (void *opaque, enum raid_log_level level,
 
 struct raid_options {
   bool readonly;
+  /* Start even when members the superblocks expect are missing or
+   * stale, as long as the level tolerates it (mdadm --run). */
+  bool degraded;
   raid_log_fn log;              /* may be NULL */
   void *log_opaque;
 };

@@ -367,22 +367,99 @@ check_alloc (void)
   return n;
 }
 
+/* ---- recovery of lost blocks -------------------------------------- */
+
+/* Lose blocks x and y (y == x for one) of a k+parity stripe whose P
+ * and Q come from the naive reference; parity_recover must give back
+ * every lost data block. */
+static void
+check_one_recovery (struct parity_code *c, unsigned k, unsigned parity,
+                    size_t len, unsigned x, unsigned y,
+                    uint8_t *const *orig, uint8_t *const *work)
+{
+  bool present[MAX_DATA + 2];
+  unsigned b;
+
+  for (b = 0; b < k + parity; b++) {
+    present[b] = b != x && b != y;
+    memcpy (work[b], present[b] ? orig[b] : orig[0], len);  /* garbage */
+  }
+  if (parity_recover (c, len, present, work) != 0) {
+    fail ("recover k=%u parity=%u lost %u,%u: returned an error", k, parity,
+          x, y);
+    return;
+  }
+  for (b = 0; b < k; b++)
+    if (memcmp (work[b], orig[b], len) != 0)
+      fail ("recover k=%u parity=%u lost %u,%u: data block %u wrong", k,
+            parity, x, y, b);
+}
+
+static unsigned
+check_recover (void)
+{
+  uint8_t *orig[MAX_DATA + 2], *work[MAX_DATA + 2];
+  const size_t len = 4096;
+  unsigned k, parity, x, y, b, n = 0;
+  struct parity_code c;
+
+  for (b = 0; b < MAX_DATA + 2; b++) {
+    orig[b] = malloc (len);
+    work[b] = malloc (len);
+  }
+  for (parity = 1; parity <= 2; parity++)
+    for (k = parity == 1 ? 1 : 2; k <= MAX_DATA; k++) {
+      if (parity_init (&c, k, parity) != 0) {
+        fail ("parity_init k=%u parity=%u", k, parity);
+        continue;
+      }
+      for (b = 0; b < k; b++)
+        fill_random (orig[b], len);
+      reference_parity (k, len, orig, orig[k], work[0]);
+      if (parity == 2)
+        memcpy (orig[k + 1], work[0], len);
+      /* Every single loss, and for RAID6 every pair: two data,
+       * data+P, data+Q, P+Q. */
+      for (x = 0; x < k + parity; x++)
+        for (y = x; y < (parity == 2 ? k + parity : x + 1); y++) {
+          check_one_recovery (&c, k, parity, len, x, y, orig, work);
+          n++;
+        }
+      /* One too many is refused. */
+      if (parity == 2 && k >= 3) {
+        bool present[MAX_DATA + 2];
+        for (b = 0; b < k + parity; b++)
+          present[b] = b > 2;
+        if (parity_recover (&c, len, present, work) != -1)
+          fail ("recover k=%u: three lost data blocks were not refused", k);
+      }
+      parity_free (&c);
+    }
+  for (b = 0; b < MAX_DATA + 2; b++) {
+    free (orig[b]);
+    free (work[b]);
+  }
+  return n;
+}
+
 int
 main (void)
 {
-  unsigned encodes, updates, allocs;
+  unsigned encodes, updates, allocs, recoveries;
 
   init_mul_tables ();
   encodes = check_encode ();
   updates = check_update ();
   allocs = check_alloc ();
+  recoveries = check_recover ();
   if (failures) {
     printf ("test-parity: %u failures\n", failures);
     return EXIT_FAILURE;
   }
   printf ("test-parity: %u encodes (P and P+Q, k=1..20, 4K/64K, buffers "
           "misaligned by 1/16/48) and %u read-modify-write updates match "
-          "naive GF(2^8); %u buffer sets are disjoint and staggered\n",
-          encodes, updates, allocs);
+          "naive GF(2^8); %u buffer sets are disjoint and staggered; "
+          "%u loss patterns (every single and double loss, k=1..20) "
+          "recover\n", encodes, updates, allocs, recoveries);
   return EXIT_SUCCESS;
 }

@@ -24,6 +24,7 @@
 
 static char *config_path;
 static bool readonly;
+static bool degraded;
 static struct raid_config cfg;
 static struct raid_array *array;
 
@@ -44,14 +45,15 @@ plugin_config (const char *key, const char *value)
     if (!config_path)
       return -1;
   }
-  else if (strcmp (key, "readonly") == 0) {
+  else if (strcmp (key, "readonly") == 0 || strcmp (key, "degraded") == 0) {
     int r = nbdkit_parse_bool (value);
     if (r == -1)
       return -1;
-    readonly = r;
+    *(key[0] == 'r' ? &readonly : &degraded) = r;
   }
   else {
-    nbdkit_error ("unknown parameter '%s' (expected config=FILE)", key);
+    nbdkit_error ("unknown parameter '%s' (expected config=FILE, "
+                  "readonly=BOOL or degraded=BOOL)", key);
     return -1;
   }
   return 0;
@@ -75,7 +77,8 @@ plugin_config_complete (void)
 
 #define plugin_config_help \
   "[config=]FILE      (required) The array's config file.\n" \
-  "readonly=true      Open the members read-only."
+  "readonly=true      Open the members read-only.\n" \
+  "degraded=true      Start even with members missing (mdadm --run)."
 
 static void
 log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
@@ -90,7 +93,8 @@ log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
 static int
 plugin_get_ready (void)
 {
-  struct raid_options opts = { .readonly = readonly, .log = log_to_nbdkit };
+  struct raid_options opts = { .readonly = readonly, .degraded = degraded,
+    .log = log_to_nbdkit };
   const struct raid_geometry *g;
   char err[1024], layout[32];
 

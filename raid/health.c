@@ -1,0 +1,241 @@
+/* nbdraid: member failure, read-error repair and the superblock updates
+ * that record them, the md way: a member whose write fails is marked
+ * faulty in the superblocks of the others (events+1, role 0xfffe) and
+ * the array runs on degraded; a read error is repaired by rewriting
+ * what the other members say the range holds.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "array.h"
+#include "superblock-io.h"
+
+void
+array_unavailable (const struct raid_array *a, struct member_set *gone)
+{
+  unsigned m;
+
+  memset (gone, 0, sizeof *gone);
+  for (m = 0; m < a->geo.members; m++)
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
+      member_set_add (gone, m);
+}
+
+bool
+array_alive_without (const struct raid_array *a, const struct member_set *gone)
+{
+  struct place places[RAID_MAX_MEMBERS];
+  unsigned u, i, n;
+
+  if (a->geo.parity_members)
+    return member_set_count (gone) <= a->geo.parity_members;
+  /* Copies: which members hold a unit depends only on where its first
+   * copy starts, and units 0..members-1 start on every member. */
+  for (u = 0; u < a->geo.members; u++) {
+    n = geometry_unit_places (&a->geo, u, places);
+    for (i = 0; i < n; i++)
+      if (!member_set_has (gone, places[i].disk))
+        break;
+    if (i == n)
+      return false;
+  }
+  return true;
+}
+
+int
+array_check_alive (struct raid_array *a)
+{
+  if (__atomic_load_n (&a->failed, __ATOMIC_ACQUIRE)) {
+    errno = EIO;
+    return -1;
+  }
+  return 0;
+}
+
+void
+array_record_faulty (struct raid_array *a, unsigned m)
+{
+  uint32_t dev = a->slots[m].sb.dev_number;
+  unsigned i;
+
+  if (dev >= a->slots[m].sb.max_dev)
+    return;                     /* the superblocks never knew it */
+  for (i = 0; i < a->geo.members; i++)
+    a->slots[i].sb.dev_roles[dev] = MD_ROLE_FAULTY;
+  for (i = 0; i < a->nspares; i++)
+    a->spares[i].sb.dev_roles[dev] = MD_ROLE_FAULTY;
+}
+
+/* Mark m faulty; true if it was active until now.  Called with sb_lock
+ * held. */
+static bool
+take_out (struct raid_array *a, unsigned m, const char *why)
+{
+  struct raid_slot *s = &a->slots[m];
+  struct member_set gone;
+
+  if (__atomic_exchange_n (&s->state, SLOT_FAULTY, __ATOMIC_ACQ_REL) !=
+      SLOT_ACTIVE)
+    return false;
+  snprintf (s->why, sizeof s->why, "%s", why);
+  array_record_faulty (a, m);
+  array_unavailable (a, &gone);
+  if (array_alive_without (a, &gone)) {
+    array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s) failed: %s; "
+               "running degraded without it", a->name, m, s->path, why);
+    return true;
+  }
+  array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s) failed: %s; the "
+             "array has lost more members than it tolerates and fails every "
+             "request with EIO", a->name, m, s->path, why);
+  __atomic_store_n (&a->failed, 1, __ATOMIC_RELEASE);
+  return true;
+}
+
+static uint64_t
+max_events (const struct raid_array *a)
+{
+  uint64_t e = 0;
+  unsigned i;
+
+  for (i = 0; i < a->geo.members; i++)
+    if (a->slots[i].sb.events > e)
+      e = a->slots[i].sb.events;
+  return e;
+}
+
+static int
+write_one (struct raid_slot *s, uint64_t events, uint64_t now)
+{
+  s->sb.events = events;
+  s->sb.utime = now;
+  if (md_sb_write (s->io, &s->sb) == -1 || s->io->ops->flush (s->io) == -1)
+    return -1;
+  return 0;
+}
+
+/* With sb_lock held.  A member whose superblock cannot be written fails
+ * too, which changes the roles: go round again until all writes work. */
+static int
+write_superblocks_locked (struct raid_array *a)
+{
+  uint64_t events = max_events (a) + 1, now = md_time_now ();
+  char why[160];
+  bool again = true;
+  unsigned i;
+
+  if (a->readonly)
+    return 0;
+  while (again) {
+    again = false;
+    for (i = 0; i < a->geo.members; i++) {
+      struct raid_slot *s = &a->slots[i];
+      if (slot_state (s) != SLOT_ACTIVE || write_one (s, events, now) == 0)
+        continue;
+      snprintf (why, sizeof why, "superblock write: %s", strerror (errno));
+      again |= take_out (a, i, why);
+    }
+  }
+  for (i = 0; i < a->nspares; i++) {
+    struct raid_slot *s = &a->spares[i];
+    if (slot_state (s) == SLOT_ACTIVE && write_one (s, events, now) == -1) {
+      array_log (a, RAID_LOG_ERROR, "array %s: spare %s: superblock write: "
+                 "%s; not using it", a->name, s->path, strerror (errno));
+      __atomic_store_n (&s->state, SLOT_FAULTY, __ATOMIC_RELEASE);
+    }
+  }
+  return array_check_alive (a);
+}
+
+int
+array_write_superblocks (struct raid_array *a)
+{
+  int r;
+
+  pthread_mutex_lock (&a->sb_lock);
+  r = write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+  return r;
+}
+
+void
+array_fail_member (struct raid_array *a, unsigned m, const char *why)
+{
+  pthread_mutex_lock (&a->sb_lock);
+  if (take_out (a, m, why))
+    write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+}
+
+static void
+describe_op (const struct raid_array *a, const struct io_op *op, char *buf,
+             size_t len)
+{
+  snprintf (buf, len, "%s at %" PRIu64 ": %s", io_kind_name (op->kind),
+            a->slots[op->member].data_offset_bytes + op->off,
+            strerror (op->err));
+}
+
+int
+array_settle_writes (struct raid_array *a, struct io_batch *b)
+{
+  char why[160];
+  size_t i;
+
+  for (i = 0; i < b->n; i++)
+    if (b->ops[i].err && b->ops[i].err != ENODEV) {
+      describe_op (a, &b->ops[i], why, sizeof why);
+      array_fail_member (a, b->ops[i].member, why);
+    }
+  return array_check_alive (a);
+}
+
+void
+array_read_failed (struct raid_array *a, const struct io_op *op,
+                   struct member_set *gone, struct member_set *repair)
+{
+  char what[160];
+
+  member_set_add (gone, op->member);
+  if (op->err == ENODEV)        /* it failed meanwhile: nothing to repair */
+    return;
+  describe_op (a, op, what, sizeof what);
+  array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s; "
+             "reconstructing from the other members and rewriting it",
+             a->name, op->member, a->slots[op->member].path, what);
+  if (slot_state (&a->slots[op->member]) == SLOT_ACTIVE)
+    member_set_add (repair, op->member);
+}
+
+int
+array_settle_repairs (struct raid_array *a, struct io_batch *b)
+{
+  bool corrected = false;
+  char why[160];
+  size_t i;
+
+  for (i = 0; i < b->n; i++) {
+    const struct io_op *op = &b->ops[i];
+    struct raid_slot *s = &a->slots[op->member];
+
+    if (op->err == 0) {
+      __atomic_add_fetch (&s->sb.cnt_corrected_read, 1, __ATOMIC_RELAXED);
+      array_log (a, RAID_LOG_INFO, "array %s: member %u (%s): read error at "
+                 "%" PRIu64 " corrected", a->name, op->member, s->path,
+                 s->data_offset_bytes + op->off);
+      corrected = true;
+    }
+    else if (op->err != ENODEV) {
+      describe_op (a, op, why, sizeof why);
+      array_fail_member (a, op->member, why);
+    }
+  }
+  /* Keep cnt_corrected_read on disk, as md does at its next update. */
+  if (corrected)
+    array_write_superblocks (a);
+  return array_check_alive (a);
+}

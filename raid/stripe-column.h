@@ -1,0 +1,55 @@
+/* nbdraid: one column of a parity stripe.
+ *
+ * A column is the byte range [lo, hi) of every chunk of one stripe:
+ * the unit that parity is computed over.  Its blocks are numbered as
+ * the parity code numbers them (stripe_map.block_disk): data in Q
+ * order, then P, then Q.  Reads, writes and reconstruction of degraded
+ * stripes, read-error repair and resync all work on columns.
+ */
+#ifndef NBDRAID_STRIPE_COLUMN_H
+#define NBDRAID_STRIPE_COLUMN_H
+
+#include "array.h"
+
+struct column {
+  uint64_t stripe;
+  uint64_t lo, hi;              /* bytes within each chunk, 4K-aligned */
+  struct stripe_map map;
+  uint8_t *block[RAID_MAX_MEMBERS + 2]; /* NULL: no buffer */
+  uint8_t *mem;
+};
+
+void column_init (struct column *c, const struct raid_array *a,
+                  uint64_t stripe, uint64_t lo, uint64_t hi);
+/* Buffers for the blocks with want[b] set.  Returns 0 or -1 (ENOMEM). */
+int column_alloc (struct column *c, const struct raid_array *a,
+                  const bool *want);
+void column_free (struct column *c);
+
+static inline unsigned
+column_blocks (const struct raid_array *a)
+{
+  return a->geo.data_members + a->geo.parity_members;
+}
+
+/* Member offset (in the data area) of the column in every chunk. */
+static inline uint64_t
+column_offset (const struct raid_array *a, const struct column *c)
+{
+  return c->stripe * a->geo.chunk_bytes + c->lo;
+}
+
+/* Add a read of every buffered block whose member is not in gone. */
+int column_add_reads (const struct raid_array *a, const struct column *c,
+                      const struct member_set *gone, struct io_batch *b);
+
+/* Every block buffered and on a member in gone gets its contents back
+ * from the others: data through the parity code, then P and Q by
+ * encoding.  Returns 0, or -1 (EIO) if too much is gone. */
+int column_recover (struct raid_array *a, struct column *c,
+                    const struct member_set *gone);
+
+/* Recompute P (and Q) from the data blocks. */
+void column_encode (struct raid_array *a, struct column *c);
+
+#endif
