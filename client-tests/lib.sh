@@ -171,3 +171,51 @@ roundtrip () {
   rm -f "$T/$name.data" "$T/$name.out" "$T/model.img"
   echo "ok: $name ($size bytes)"
 }
+
+declare -A member_pids=()
+
+# start_member NAME FILE [OPTIONS... [-- PARAMS...]]: serve FILE with
+# nbdkit's file plugin on $T/NAME.sock; OPTIONS (filters) go before the
+# plugin, PARAMS (the filters' parameters) after the file.  Sets
+# member_uri; the server is killed on exit.
+start_member () {
+  local name=$1 file=$2 opts=() params=()
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+  [ $# -gt 0 ] && { shift; params=("$@"); }
+  rm -f "$T/$name.sock" "$T/$name.pid"
+  nbdkit -f -U "$T/$name.sock" -P "$T/$name.pid" ${opts[@]+"${opts[@]}"} \
+    file "$file" ${params[@]+"${params[@]}"} 2>> "$T/members.log" &
+  member_pids[$name]=$!
+  disown $!                     # no job notices when it is killed
+  cleanup_fn "kill -9 $! 2>/dev/null"
+  wait_for 10 test -s "$T/$name.pid" || die "member server $name did not start"
+  member_uri="nbd+unix:///?socket=$T/$name.sock"
+}
+
+# kill_member NAME: SIGKILL a member server (a pulled disk, a dead host)
+kill_member () {
+  local pid=${member_pids[$1]}
+  kill -9 "$pid"
+  wait_for 10 sh -c "! kill -0 $pid 2>/dev/null" || die "member $1 lives on"
+}
+
+# nbd_array NAME LEVEL LAYOUT CHUNK N SIZE [start_member args for all]:
+# members are files $T/NAME/dI.img served by nbdkit as NAME-I; config
+# $T/NAME/a.conf lists their URIs (a short request timeout: 3 s).
+nbd_array () {
+  local name=$1 level=$2 layout=$3 chunk=$4 n=$5 size=$6 i uris=()
+  shift 6
+  make_members "$T/$name" "$n" "$size"
+  for ((i = 0; i < n; i++)); do
+    start_member "$name-$i" "$T/$name/d$i.img" "$@"
+    uris+=("$member_uri")
+  done
+  write_config "$T/$name/a.conf" "$level" "$layout" "$chunk" "${uris[@]}"
+  printf 'nbd-timeout = 3\nnbd-connect-timeout = 3\n' > "$T/$name/timeouts"
+  sed -i "/^\[array\]/r $T/$name/timeouts" "$T/$name/a.conf"
+  "$NBDRAID" create "$T/$name/a.conf" 2>> "$T/create.log" ||
+    { cat "$T/create.log" >&2; die "nbdraid create $name failed"; }
+  conf=$T/$name/a.conf
+  members=$(member_paths "$T/$name" "$n")
+}

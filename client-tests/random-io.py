@@ -4,11 +4,17 @@ random (unaligned, sub-chunk, stripe-spanning) ranges, several in flight
 at once, and check every byte against a model kept in memory.
 
     random-io.py URI OPS SEED [--expect FILE] [--save FILE]
+                 [--touch-after N FILE] [--kill-after N PID]
 
 --expect: the export's current contents (else it must read as zeros).
 --save: write the final contents there (for comparing member files).
+--touch-after: create FILE after N operations (an error filter's
+  trigger), with requests still in flight.
+--kill-after: SIGKILL process PID after N operations (a member server).
 """
+import os
 import random
+import signal
 import sys
 
 import nbd
@@ -19,6 +25,16 @@ def main():
     args = sys.argv[4:]
     expect = args[args.index("--expect") + 1] if "--expect" in args else None
     save = args[args.index("--save") + 1] if "--save" in args else None
+    events = []
+    if "--touch-after" in args:
+        i = args.index("--touch-after")
+        path = args[i + 2]
+        events.append((int(args[i + 1]), lambda: open(path, "w").close()))
+    for i, arg in enumerate(args):
+        if arg == "--kill-after":
+            pid = int(args[i + 2])
+            events.append((int(args[i + 1]),
+                           lambda pid=pid: os.kill(pid, signal.SIGKILL)))
 
     rng = random.Random(seed)
     h = nbd.NBD()
@@ -58,6 +74,10 @@ def main():
             else:
                 buf = nbd.Buffer(length)
                 batch.append((kind, off, length, h.aio_pread(buf, off), buf))
+        for at, action in list(events):
+            if done >= at:          # while this batch is in flight
+                action()
+                events.remove((at, action))
         for item in batch:
             kind, off, length, cookie = item[:4]
             while not h.aio_command_completed(cookie):

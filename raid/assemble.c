@@ -45,13 +45,13 @@ refuse (char *err, size_t errlen, const char *fmt, ...)
  * reason. */
 static int
 open_slot (struct raid_slot *slot, const struct raid_member_spec *spec,
-           const struct raid_options *opts, bool direct)
+           const struct raid_config *cfg, const struct raid_options *opts)
 {
-  struct member_open_options mo = { .readonly = opts->readonly,
-    .direct = direct };
+  struct member_open_options mo;
   char err[256];
   bool none;
 
+  raid_config_member_options (cfg, opts->readonly, &mo);
   slot->state = SLOT_MISSING;
   slot->path = strdup (spec->path);
   if (spec->controller)
@@ -168,13 +168,15 @@ judge_member (struct raid_array *a, const struct raid_config *cfg,
   return 0;
 }
 
-/* A member without a superblock takes the reference's view of the
- * array, under the device number the reference gives its role, so its
- * failure can be recorded (max_dev 0 if the role has no device). */
+/* A member we cannot read takes the reference's view of the array,
+ * under the device number the reference gives its role, so its failure
+ * can be recorded.  If no device holds the role any more, its failure
+ * is on record already (max_dev 0: nothing more to record). */
 static void
 adopt_reference (struct raid_slot *s, const struct md_superblock *ref,
                  unsigned role)
 {
+  char why[sizeof s->why];
   uint32_t dev;
 
   s->sb = *ref;
@@ -182,8 +184,13 @@ adopt_reference (struct raid_slot *s, const struct md_superblock *ref,
     if (ref->dev_roles[dev] == role)
       break;
   s->sb.dev_number = dev;
-  if (dev == ref->max_dev)
-    s->sb.max_dev = 0;
+  if (dev < ref->max_dev)
+    return;
+  s->sb.max_dev = 0;
+  s->state = SLOT_FAULTY;
+  snprintf (why, sizeof why, "%s", s->why);
+  snprintf (s->why, sizeof s->why, "recorded as failed in the superblocks; "
+            "now: %.200s", why);
 }
 
 /* The config and the superblocks must describe the same geometry. */
@@ -308,7 +315,7 @@ open_spares (struct raid_array *a, const struct raid_config *cfg,
     struct raid_slot *s = &a->spares[i];
 
     a->nspares++;
-    if (open_slot (s, &cfg->spares[i], opts, cfg->direct) == -1)
+    if (open_slot (s, &cfg->spares[i], cfg, opts) == -1)
       return refuse (err, errlen, "%s", strerror (ENOMEM));
     if (!has_superblock (s)) {
       array_log (a, RAID_LOG_ERROR, "array %s: spare %s is not usable: %s",
@@ -390,7 +397,7 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
   a->log_opaque = opts->log_opaque;
   snprintf (a->name, sizeof a->name, "%s", cfg->name);
   for (i = 0; i < cfg->nmembers; i++)
-    if (open_slot (&a->slots[i], &cfg->members[i], opts, cfg->direct)) {
+    if (open_slot (&a->slots[i], &cfg->members[i], cfg, opts)) {
       refuse (err, errlen, "%s", strerror (ENOMEM));
       goto fail;
     }

@@ -16,6 +16,7 @@
 
 #include "config-file.h"
 #include "geometry.h"
+#include "member.h"
 
 struct parse_state {
   struct raid_config *cfg;
@@ -104,7 +105,7 @@ resolve_path (struct parse_state *st, const char *path)
 {
   char *r;
 
-  if (path[0] == '/' || strstr (path, "://"))
+  if (path[0] == '/' || member_spec_is_uri (path))
     return strdup (path);
   if (asprintf (&r, "%s/%s", st->dir, path) == -1)
     return NULL;
@@ -198,6 +199,23 @@ add_member (struct parse_state *st, const char *value, bool spare)
   return 0;
 }
 
+/* A whole number from lo to hi. */
+static int
+parse_count (struct parse_state *st, const char *name, const char *value,
+             unsigned lo, unsigned hi, unsigned *out)
+{
+  char *end;
+  unsigned long v;
+
+  errno = 0;
+  v = strtoul (value, &end, 10);
+  if (errno || end == value || *end || v < lo || v > hi)
+    return fail (st, "%s '%s' is not a number from %u to %u", name, value,
+                 lo, hi);
+  *out = (unsigned) v;
+  return 1;
+}
+
 static int
 set_array_key (struct parse_state *st, const char *name, const char *value)
 {
@@ -230,6 +248,13 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     if (parse_bool (value, &cfg->direct) == -1)
       return fail (st, "direct '%s' is not true or false", value);
   }
+  else if (strcmp (name, "nbd-connections") == 0)
+    return parse_count (st, name, value, 1, 64, &cfg->nbd_connections);
+  else if (strcmp (name, "nbd-timeout") == 0)
+    return parse_count (st, name, value, 1, 3600, &cfg->nbd_timeout_s);
+  else if (strcmp (name, "nbd-connect-timeout") == 0)
+    return parse_count (st, name, value, 1, 3600,
+                        &cfg->nbd_connect_timeout_s);
   else
     return fail (st, "unknown key '%s' in [array]", name);
   return 1;
@@ -377,6 +402,9 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
 
   memset (cfg, 0, sizeof *cfg);
   cfg->level = -1;
+  cfg->nbd_connections = 4;
+  cfg->nbd_timeout_s = 30;
+  cfg->nbd_connect_timeout_s = 10;
   cfg->file = strdup (file);
   abs = realpath (file, NULL);
   st.fp = fopen (file, "re");
@@ -412,6 +440,19 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   free (abs);
   raid_config_free (cfg);
   return -1;
+}
+
+void
+raid_config_member_options (const struct raid_config *cfg, bool readonly,
+                            struct member_open_options *mo)
+{
+  *mo = (struct member_open_options) {
+    .readonly = readonly,
+    .direct = cfg->direct,
+    .nbd_connections = cfg->nbd_connections,
+    .nbd_timeout_s = cfg->nbd_timeout_s,
+    .connect_timeout_s = cfg->nbd_connect_timeout_s,
+  };
 }
 
 static void

@@ -31,6 +31,9 @@ struct raid_config {
   uint32_t layout;
   uint64_t chunk_bytes;         /* 0 for RAID1 */
   bool direct;
+  unsigned nbd_connections;
+  unsigned nbd_timeout_s;
+  unsigned nbd_connect_timeout_s;
   int level_line;               /* where each was set (0: defaulted), */
   int layout_line;              /* for messages */
   int chunk_line;
@@ -45,6 +48,12 @@ struct raid_config {
 int raid_config_load (const char *file, struct raid_config *cfg,
                       char *err, size_t errlen);
 void raid_config_free (struct raid_config *cfg);
+
+struct member_open_options;
+/* How the config says members are opened. */
+void raid_config_member_options (const struct raid_config *cfg,
+                                 bool readonly,
+                                 struct member_open_options *mo);
 
 /* "128K", "1M", "4096": bytes, binary suffixes K M G T.  -1 if bad. */
 int raid_parse_size (const char *s, uint64_t *bytes);

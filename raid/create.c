@@ -103,7 +103,7 @@ check_distinct (struct creation *c)
 static int
 open_all (struct creation *c)
 {
-  struct member_open_options mo = { .direct = c->cfg->direct };
+  struct member_open_options mo;
   struct md_superblock *sb = malloc (sizeof *sb);
   char why[512], uuid[36];
   unsigned i;
@@ -111,6 +111,7 @@ open_all (struct creation *c)
 
   if (!sb)
     return refuse (c, "%s", strerror (ENOMEM));
+  raid_config_member_options (c->cfg, false, &mo);
   for (i = 0; i < c->n; i++) {
     const char *path = spec_of (c, i)->path;
 

@@ -194,6 +194,15 @@ array_settle_writes (struct raid_array *a, struct io_batch *b)
   return array_check_alive (a);
 }
 
+/* Errors that say the member itself is gone (its server died, the
+ * connection broke, a request timed out), not that a sector is bad. */
+static bool
+member_vanished (int err)
+{
+  return err == ENOTCONN || err == ECONNRESET || err == ECONNREFUSED ||
+    err == EPIPE || err == ETIMEDOUT || err == ESHUTDOWN || err == ENXIO;
+}
+
 void
 array_read_failed (struct raid_array *a, const struct io_op *op,
                    struct member_set *gone, struct member_set *repair)
@@ -204,6 +213,10 @@ array_read_failed (struct raid_array *a, const struct io_op *op,
   if (op->err == ENODEV)        /* it failed meanwhile: nothing to repair */
     return;
   describe_op (a, op, what, sizeof what);
+  if (member_vanished (op->err)) {
+    array_fail_member (a, op->member, what);
+    return;
+  }
   array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s; "
              "reconstructing from the other members and rewriting it",
              a->name, op->member, a->slots[op->member].path, what);
@@ -224,8 +237,8 @@ array_settle_repairs (struct raid_array *a, struct io_batch *b)
 
     if (op->err == 0) {
       __atomic_add_fetch (&s->sb.cnt_corrected_read, 1, __ATOMIC_RELAXED);
-      array_log (a, RAID_LOG_INFO, "array %s: member %u (%s): read error at "
-                 "%" PRIu64 " corrected", a->name, op->member, s->path,
+      array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): read error "
+                 "at %" PRIu64 " corrected", a->name, op->member, s->path,
                  s->data_offset_bytes + op->off);
       corrected = true;
     }

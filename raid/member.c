@@ -2,13 +2,25 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "member.h"
+
+bool
+member_spec_is_uri (const char *spec)
+{
+  return strncmp (spec, "nbd://", 6) == 0 ||
+    strncmp (spec, "nbds://", 7) == 0 ||
+    strncmp (spec, "nbd+unix://", 11) == 0 ||
+    strncmp (spec, "nbds+unix://", 12) == 0;
+}
 
 struct member *
 member_open (const char *spec, const struct member_open_options *opts,
              char *err, size_t errlen)
 {
+  if (member_spec_is_uri (spec))
+    return member_nbd_open (spec, opts, err, errlen);
   return member_file_open (spec, opts, err, errlen);
 }
 

@@ -42,9 +42,12 @@ struct member {
 struct member_open_options {
   bool readonly;
   bool direct;                  /* O_DIRECT for files and block devices */
+  unsigned nbd_connections;     /* NBD members: connections to open */
+  unsigned nbd_timeout_s;       /* NBD members: request timeout */
+  unsigned connect_timeout_s;   /* NBD members: connect timeout */
 };
 
-/* Open a member by its config spec (a path, or later an NBD URI).
+/* Open a member by its config spec (a path or an NBD URI).
  * Returns NULL with a one-line reason (naming the member) in err. */
 struct member *member_open (const char *spec,
                             const struct member_open_options *opts,
@@ -60,5 +63,11 @@ bool member_find_duplicate (struct member *const *members, unsigned n,
 struct member *member_file_open (const char *path,
                                  const struct member_open_options *opts,
                                  char *err, size_t errlen);
+struct member *member_nbd_open (const char *uri,
+                                const struct member_open_options *opts,
+                                char *err, size_t errlen);
+
+/* Is this member spec an NBD URI rather than a path? */
+bool member_spec_is_uri (const char *spec);
 
 #endif

@@ -24,6 +24,23 @@ md_time (uint64_t t, char *buf, size_t len)
   return buf;
 }
 
+/* mdadm's picture of the roles: 'A' for a role some device fills, '.'
+ * for one none does (its device failed or was removed). */
+static const char *
+array_state (const struct md_superblock *sb, char *buf, size_t len)
+{
+  uint32_t role, dev;
+
+  for (role = 0; role < sb->raid_disks && role + 1 < len; role++) {
+    buf[role] = '.';
+    for (dev = 0; dev < sb->max_dev; dev++)
+      if (sb->dev_roles[dev] == role)
+        buf[role] = 'A';
+  }
+  buf[role] = '\0';
+  return buf;
+}
+
 static const char *
 role_text (uint16_t role, char *buf, size_t len)
 {
@@ -55,7 +72,7 @@ array_bytes (const struct md_superblock *sb)
 static void
 print_text (const char *path, const struct md_superblock *sb)
 {
-  char uuid[36], t[64], layout[40], role[32];
+  char uuid[36], t[64], layout[40], role[32], state[MD_SB_MAX_DEV_LIMIT + 1];
 
   printf ("%s:\n", path);
   printf ("          Magic : %08x\n", MD_SB_MAGIC);
@@ -79,21 +96,23 @@ print_text (const char *path, const struct md_superblock *sb)
   printf ("    Device UUID : %s\n\n", uuid);
   printf ("    Update Time : %s\n", md_time (sb->utime, t, sizeof t));
   printf ("       Checksum : %08x - correct\n", sb->sb_csum);
-  printf ("         Events : %" PRIu64 "\n\n", sb->events);
+  printf ("         Events : %" PRIu64 "\n", sb->events);
+  printf ("Corrected Reads : %u\n\n", sb->cnt_corrected_read);
   if (sb->level != 0 && sb->level != 1)
     printf ("         Layout : %s\n",
             geometry_layout_name (sb->level, sb->layout, layout,
                                   sizeof layout));
   if (sb->level != 1)
     printf ("     Chunk Size : %uK\n\n", sb->chunk_sectors / 2);
-  printf ("    Device Role : %s\n\n",
-          role_text (md_sb_role (sb), role, sizeof role));
+  printf ("    Device Role : %s\n", role_text (md_sb_role (sb), role,
+                                              sizeof role));
+  printf ("    Array State : %s\n\n", array_state (sb, state, sizeof state));
 }
 
 static void
 print_json (const char *path, const struct md_superblock *sb, bool first)
 {
-  char uuid[36], layout[40], role[32];
+  char uuid[36], layout[40], role[32], state[MD_SB_MAX_DEV_LIMIT + 1];
   uint16_t r = md_sb_role (sb);
 
   printf ("%s\n  {\"member\": ", first ? "" : ",");
@@ -111,7 +130,9 @@ print_json (const char *path, const struct md_superblock *sb, bool first)
     printf ("%u", r);
   else
     json_string (stdout, role_text (r, role, sizeof role));
-  printf (", \"events\": %" PRIu64 ", \"state\": \"%s\"", sb->events,
+  printf (", \"array_state\": \"%s\"", array_state (sb, state, sizeof state));
+  printf (", \"events\": %" PRIu64 ", \"corrected_reads\": %u"
+          ", \"state\": \"%s\"", sb->events, sb->cnt_corrected_read,
           sb->resync_offset_sectors == MD_RESYNC_CLEAN ? "clean" : "active");
   printf (", \"data_offset_sectors\": %" PRIu64
           ", \"data_size_sectors\": %" PRIu64 ", \"size_sectors\": %" PRIu64

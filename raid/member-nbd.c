@@ -1,0 +1,349 @@
+/* nbdraid: members that are NBD exports, through libnbd.
+ *
+ *   nbd://host:port/export   nbd+unix:///export?socket=PATH   nbds://...
+ *
+ * A member holds a few connections; each operation borrows one, issues
+ * the command with libnbd's asynchronous API and polls for its reply
+ * until the request timeout.  A connection that times out or breaks is
+ * closed; a member with no connection left fails every operation at
+ * once, so the array fails it and runs on without it.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libnbd.h>
+
+#include "member.h"
+
+/* Largest single NBD request we send (servers must take 32 MiB). */
+#define MAX_REQUEST (32 * 1024 * 1024)
+
+struct nbd_member {
+  pthread_mutex_t lock;
+  pthread_cond_t freed;
+  struct nbd_handle **conns;    /* NULL once closed */
+  bool *busy;
+  unsigned nconns, alive;
+  unsigned timeout_ms;
+  bool can_flush, can_zero;
+  uint64_t max_request;
+};
+
+static struct nbd_member *
+priv (struct member *m)
+{
+  return m->priv;
+}
+
+static int64_t
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Borrow a free connection; -1 (ENOTCONN) when none is left. */
+static int
+borrow (struct nbd_member *n)
+{
+  unsigned i;
+  int c = -1;
+
+  pthread_mutex_lock (&n->lock);
+  while (n->alive > 0) {
+    for (i = 0; i < n->nconns; i++)
+      if (n->conns[i] && !n->busy[i]) {
+        n->busy[i] = true;
+        c = (int) i;
+        goto out;
+      }
+    pthread_cond_wait (&n->freed, &n->lock);
+  }
+  errno = ENOTCONN;
+ out:
+  pthread_mutex_unlock (&n->lock);
+  return c;
+}
+
+/* Give a connection back, closing it if it broke. */
+static void
+give_back (struct nbd_member *n, int c, bool broken)
+{
+  struct nbd_handle *dead = NULL;
+
+  pthread_mutex_lock (&n->lock);
+  n->busy[c] = false;
+  if (broken) {
+    dead = n->conns[c];
+    n->conns[c] = NULL;
+    n->alive--;
+  }
+  pthread_cond_broadcast (&n->freed);
+  pthread_mutex_unlock (&n->lock);
+  if (dead)
+    nbd_close (dead);
+}
+
+/* Wait for a command until the deadline.  0, or -1 with errno. */
+static int
+wait_command (struct nbd_handle *h, int64_t cookie, int64_t deadline,
+              bool *broken)
+{
+  for (;;) {
+    int r = nbd_aio_command_completed (h, (uint64_t) cookie);
+    int64_t left;
+
+    if (r == 1)
+      return 0;
+    if (r == -1) {
+      errno = nbd_get_errno () ? nbd_get_errno () : EIO;
+      *broken = nbd_aio_is_dead (h) || nbd_aio_is_closed (h);
+      return -1;
+    }
+    left = deadline - now_ms ();
+    if (left <= 0) {
+      errno = ETIMEDOUT;
+      *broken = true;           /* the reply may still come: drop it all */
+      return -1;
+    }
+    if (nbd_poll (h, (int) (left > 1000 ? 1000 : left)) == -1) {
+      errno = nbd_get_errno () ? nbd_get_errno () : EIO;
+      *broken = true;
+      return -1;
+    }
+  }
+}
+
+enum cmd { CMD_READ, CMD_WRITE, CMD_ZERO, CMD_FLUSH };
+
+/* One command on a borrowed connection. */
+static int
+command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
+         uint64_t off)
+{
+  struct nbd_member *n = priv (m);
+  int c = borrow (n), r = -1;
+  bool broken = false;
+  struct nbd_handle *h;
+  int64_t cookie = -1;
+
+  if (c == -1)
+    return -1;
+  h = n->conns[c];
+  switch (cmd) {
+  case CMD_READ:
+    cookie = nbd_aio_pread (h, buf, len, off, NBD_NULL_COMPLETION, 0);
+    break;
+  case CMD_WRITE:
+    cookie = nbd_aio_pwrite (h, buf, len, off, NBD_NULL_COMPLETION, 0);
+    break;
+  case CMD_ZERO:
+    cookie = nbd_aio_zero (h, len, off, NBD_NULL_COMPLETION, 0);
+    break;
+  case CMD_FLUSH:
+    cookie = nbd_aio_flush (h, NBD_NULL_COMPLETION, 0);
+    break;
+  }
+  if (cookie == -1) {
+    errno = nbd_get_errno () ? nbd_get_errno () : EIO;
+    broken = nbd_aio_is_dead (h) || nbd_aio_is_closed (h);
+  }
+  else
+    r = wait_command (h, cookie, now_ms () + n->timeout_ms, &broken);
+  give_back (n, c, broken);
+  return r;
+}
+
+/* Split a transfer into requests the server takes. */
+static int
+transfer (struct member *m, enum cmd cmd, void *buf, uint64_t len,
+          uint64_t off)
+{
+  uint64_t max = priv (m)->max_request;
+
+  while (len > 0) {
+    uint64_t n = len < max ? len : max;
+    if (command (m, cmd, buf, n, off) == -1)
+      return -1;
+    if (buf)
+      buf = (char *) buf + n;
+    len -= n;
+    off += n;
+  }
+  return 0;
+}
+
+static int
+nbd_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
+{
+  return transfer (m, CMD_READ, buf, len, off);
+}
+
+static int
+nbd_member_pwrite (struct member *m, const void *buf, size_t len,
+                   uint64_t off)
+{
+  return transfer (m, CMD_WRITE, (void *) buf, len, off);
+}
+
+static int
+nbd_member_flush (struct member *m)
+{
+  return priv (m)->can_flush ? command (m, CMD_FLUSH, NULL, 0, 0) : 0;
+}
+
+static int
+nbd_member_zero (struct member *m, uint64_t len, uint64_t off)
+{
+  static const char zeros[64 * 1024];
+
+  if (priv (m)->can_zero)
+    return transfer (m, CMD_ZERO, NULL, len, off);
+  while (len > 0) {
+    uint64_t n = len < sizeof zeros ? len : sizeof zeros;
+    if (command (m, CMD_WRITE, (void *) zeros, n, off) == -1)
+      return -1;
+    len -= n;
+    off += n;
+  }
+  return 0;
+}
+
+static int
+nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
+{
+  return 0;                     /* not known without reading */
+}
+
+static void
+nbd_member_close (struct member *m)
+{
+  struct nbd_member *n = priv (m);
+  unsigned i;
+
+  for (i = 0; i < n->nconns; i++)
+    if (n->conns[i])
+      nbd_close (n->conns[i]);
+  pthread_mutex_destroy (&n->lock);
+  pthread_cond_destroy (&n->freed);
+  free (n->conns);
+  free (n->busy);
+  free (n);
+  free (m->name);
+  free (m);
+}
+
+static const struct member_ops nbd_ops = {
+  .kind = "nbd",
+  .pread = nbd_member_pread,
+  .pwrite = nbd_member_pwrite,
+  .flush = nbd_member_flush,
+  .zero = nbd_member_zero,
+  .is_hole = nbd_member_is_hole,
+  .close = nbd_member_close,
+};
+
+/* Connect one handle within the connect timeout. */
+static struct nbd_handle *
+connect_one (const char *uri, const struct member_open_options *opts,
+             char *err, size_t errlen)
+{
+  int64_t deadline = now_ms () + (int64_t) opts->connect_timeout_s * 1000;
+  struct nbd_handle *h = nbd_create ();
+
+  if (!h) {
+    snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
+    return NULL;
+  }
+  /* A PSK file in the URI (tls-psk-file=) is the admin's own config. */
+  nbd_set_uri_allow_local_file (h, true);
+  if (nbd_aio_connect_uri (h, uri) == -1)
+    goto fail;
+  while (nbd_aio_is_connecting (h) == 1) {
+    int64_t left = deadline - now_ms ();
+    if (left <= 0) {
+      snprintf (err, errlen, "%s: connect timed out after %u s", uri,
+                opts->connect_timeout_s);
+      nbd_close (h);
+      return NULL;
+    }
+    if (nbd_poll (h, (int) (left > 1000 ? 1000 : left)) == -1)
+      goto fail;
+  }
+  if (nbd_aio_is_ready (h) != 1)
+    goto fail;
+  return h;
+
+ fail:
+  snprintf (err, errlen, "%s: %s", uri, nbd_get_error ()
+            ? nbd_get_error () : "connection failed");
+  nbd_close (h);
+  return NULL;
+}
+
+struct member *
+member_nbd_open (const char *uri, const struct member_open_options *opts,
+                 char *err, size_t errlen)
+{
+  struct member *m = calloc (1, sizeof *m);
+  struct nbd_member *n = calloc (1, sizeof *n);
+  unsigned i, count = opts->nbd_connections ? opts->nbd_connections : 1;
+  int64_t size = -1, max;
+
+  if (!m || !n || !(m->name = strdup (uri)) ||
+      !(n->conns = calloc (count, sizeof *n->conns)) ||
+      !(n->busy = calloc (count, sizeof *n->busy))) {
+    snprintf (err, errlen, "%s: %s", uri, strerror (ENOMEM));
+    goto fail;
+  }
+  pthread_mutex_init (&n->lock, NULL);
+  pthread_cond_init (&n->freed, NULL);
+  m->priv = n;
+  m->ops = &nbd_ops;
+  n->timeout_ms = opts->nbd_timeout_s * 1000;
+  for (i = 0; i < count; i++) {
+    n->conns[i] = connect_one (uri, opts, err, errlen);
+    if (!n->conns[i])
+      goto fail;
+    n->nconns = n->alive = i + 1;
+  }
+  size = nbd_get_size (n->conns[0]);
+  if (size < 0) {
+    snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
+    goto fail;
+  }
+  if (!opts->readonly && nbd_is_read_only (n->conns[0]) == 1) {
+    snprintf (err, errlen, "%s: the export is read-only", uri);
+    goto fail;
+  }
+  m->size_bytes = (uint64_t) size;
+  n->can_flush = nbd_can_flush (n->conns[0]) == 1;
+  n->can_zero = nbd_can_zero (n->conns[0]) == 1;
+  max = nbd_get_block_size (n->conns[0], LIBNBD_SIZE_MAXIMUM);
+  n->max_request = max > 0 && max < MAX_REQUEST ? (uint64_t) max : MAX_REQUEST;
+  return m;
+
+ fail:
+  if (m && m->ops)
+    nbd_member_close (m);
+  else {
+    if (m)
+      free (m->name);
+    free (m);
+    if (n) {
+      free (n->conns);
+      free (n->busy);
+    }
+    free (n);
+  }
+  return NULL;
+}
