@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 
 #include "array.h"
+#include "controllers.h"
 #include "superblock-io.h"
 
 /* Threads in the member I/O pool: enough for every member to have a
@@ -354,6 +355,15 @@ init_runtime (struct raid_array *a, char *err, size_t errlen)
   return 0;
 }
 
+static void
+warn_controllers (struct raid_array *a, const struct raid_config *cfg)
+{
+  char why[512];
+
+  if (controllers_survive (&a->geo, cfg, NULL, why, sizeof why) == 0)
+    array_log (a, RAID_LOG_ERROR, "array %s: warning: %s", a->name, why);
+}
+
 /* Members the superblocks still count on but that are not there are
  * written off now, so a stale copy can never come back unnoticed. */
 static void
@@ -433,6 +443,7 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
     goto fail;
   a->ops = a->geo.parity_members ? &parity_level_ops : &copies_level_ops;
   a->reference = (unsigned) r;
+  warn_controllers (a, cfg);
   record_missing (a);
   return a;
 

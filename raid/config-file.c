@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -248,6 +249,10 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     if (parse_bool (value, &cfg->direct) == -1)
       return fail (st, "direct '%s' is not true or false", value);
   }
+  else if (strcmp (name, "controllers") == 0) {
+    free (cfg->controllers);
+    cfg->controllers = strdup (value);
+  }
   else if (strcmp (name, "nbd-connections") == 0)
     return parse_count (st, name, value, 1, 64, &cfg->nbd_connections);
   else if (strcmp (name, "nbd-timeout") == 0)
@@ -318,6 +323,37 @@ reader (char *str, int num, void *stream)
   return str;
 }
 
+static bool
+word_in (const char *list, const char *word)
+{
+  size_t n = strlen (word);
+  const char *p = list;
+
+  while ((p = strstr (p, word)) != NULL) {
+    if ((p == list || isspace ((unsigned char) p[-1]) || p[-1] == ',') &&
+        (p[n] == '\0' || isspace ((unsigned char) p[n]) || p[n] == ','))
+      return true;
+    p += n;
+  }
+  return false;
+}
+
+/* With controllers declared, every member's must be one of them. */
+static void
+check_controllers (struct parse_state *st, struct raid_member_spec *specs,
+                   unsigned n)
+{
+  unsigned i;
+
+  for (i = 0; i < n && !st->failed; i++)
+    if (specs[i].controller &&
+        !word_in (st->cfg->controllers, specs[i].controller)) {
+      st->line = specs[i].line;
+      fail (st, "controller '%s' is not one of those declared in [array] "
+            "controllers (%s)", specs[i].controller, st->cfg->controllers);
+    }
+}
+
 /* Cross-key checks once the whole file is read. */
 static void
 check_config (struct parse_state *st)
@@ -365,6 +401,13 @@ check_config (struct parse_state *st)
     fail (st, "chunk %" PRIu64 " must be a power of two from 4K to 1G",
           cfg->chunk_bytes);
     return;
+  }
+
+  if (cfg->controllers) {
+    check_controllers (st, cfg->members, cfg->nmembers);
+    check_controllers (st, cfg->spares, cfg->nspares);
+    if (st->failed)
+      return;
   }
 
   st->line = cfg->level_line;
@@ -467,11 +510,92 @@ free_specs (struct raid_member_spec *specs, unsigned n)
   free (specs);
 }
 
+/* The file's lines, each with its newline. */
+static char **
+read_lines (const char *file, size_t *n)
+{
+  FILE *fp = fopen (file, "re");
+  char **lines = NULL, *line = NULL, **grown;
+  size_t len = 0;
+
+  *n = 0;
+  if (!fp)
+    return NULL;
+  while (getline (&line, &len, fp) != -1) {
+    grown = realloc (lines, (*n + 1) * sizeof *lines);
+    if (!grown)
+      break;
+    lines = grown;
+    lines[(*n)++] = line;
+    line = NULL;
+    len = 0;
+  }
+  free (line);
+  fclose (fp);
+  return lines;
+}
+
+int
+raid_config_reorder (struct raid_config *cfg, const unsigned *order,
+                     char *err, size_t errlen)
+{
+  struct raid_member_spec *specs = malloc (cfg->nmembers * sizeof *specs);
+  size_t nlines = 0, i;
+  char **lines = read_lines (cfg->file, &nlines), *tmp = NULL;
+  FILE *fp = NULL;
+  unsigned role;
+  int r = -1;
+
+  if (!specs || !lines ||
+      asprintf (&tmp, "%s.nbdraid-tmp", cfg->file) == -1) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+    tmp = NULL;
+    goto out;
+  }
+  fp = fopen (tmp, "we");
+  if (!fp) {
+    snprintf (err, errlen, "%s: %s", tmp, strerror (errno));
+    goto out;
+  }
+  /* Role r's line now says what member order[r]'s line said. */
+  for (i = 0; i < nlines; i++) {
+    const char *text = lines[i];
+    for (role = 0; role < cfg->nmembers; role++)
+      if ((size_t) cfg->members[role].line == i + 1)
+        text = lines[cfg->members[order[role]].line - 1];
+    fputs (text, fp);
+  }
+  if (fclose (fp) != 0 || rename (tmp, cfg->file) == -1) {
+    fp = NULL;
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+    goto out;
+  }
+  fp = NULL;
+  for (role = 0; role < cfg->nmembers; role++) {
+    specs[role] = cfg->members[order[role]];
+    specs[role].line = cfg->members[role].line;
+  }
+  memcpy (cfg->members, specs, cfg->nmembers * sizeof *specs);
+  r = 0;
+ out:
+  if (fp) {
+    fclose (fp);
+    unlink (tmp);
+  }
+  for (i = 0; i < nlines; i++)
+    free (lines[i]);
+  free (lines);
+  free (tmp);
+  free (specs);
+  return r;
+}
+
 void
 raid_config_free (struct raid_config *cfg)
 {
   free (cfg->file);
   free (cfg->name);
+  free (cfg->controllers);
   free_specs (cfg->members, cfg->nmembers);
   free_specs (cfg->spares, cfg->nspares);
   memset (cfg, 0, sizeof *cfg);

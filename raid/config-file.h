@@ -31,6 +31,7 @@ struct raid_config {
   uint32_t layout;
   uint64_t chunk_bytes;         /* 0 for RAID1 */
   bool direct;
+  char *controllers;            /* declared names, or NULL: any */
   unsigned nbd_connections;
   unsigned nbd_timeout_s;
   unsigned nbd_connect_timeout_s;
@@ -48,6 +49,11 @@ struct raid_config {
 int raid_config_load (const char *file, struct raid_config *cfg,
                       char *err, size_t errlen);
 void raid_config_free (struct raid_config *cfg);
+
+/* Put member order[role] in each role: rewrite the file's member lines
+ * in that order (atomically) and reorder cfg->members to match. */
+int raid_config_reorder (struct raid_config *cfg, const unsigned *order,
+                         char *err, size_t errlen);
 
 struct member_open_options;
 /* How the config says members are opened. */

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 
 #include "array.h"
+#include "controllers.h"
 #include "superblock-io.h"
 
 /* md's RAID1 has no chunk; mdadm still rounds its size to 64 KiB. */
@@ -21,7 +22,7 @@
 #define SECTOR 512ULL
 
 struct creation {
-  const struct raid_config *cfg;
+  struct raid_config *cfg;
   const struct raid_create_options *opts;
   struct member **members;      /* members then spares */
   unsigned n;
@@ -179,6 +180,41 @@ plan_geometry (struct creation *c, struct raid_geometry *g,
   return geometry_init (g, c->err, c->errlen);
 }
 
+/* Report, and with --arrange fix, how the members sit on controllers;
+ * with --strict-controllers refuse an array a controller loss fails. */
+static int
+plan_controllers (struct creation *c, const struct raid_geometry *g)
+{
+  unsigned order[RAID_MAX_MEMBERS], role;
+  struct member *opened[RAID_MAX_MEMBERS];
+  char why[512], list[512];
+  int survives = controllers_survive (g, c->cfg, NULL, why, sizeof why);
+
+  if (survives == -1)
+    return 0;                   /* no controllers named */
+  if (survives == 0 && c->opts->arrange &&
+      controllers_arrange (g, c->cfg, order) == 0) {
+    if (raid_config_reorder (c->cfg, order, c->err, c->errlen) == -1)
+      return -1;
+    for (role = 0; role < c->cfg->nmembers; role++)
+      opened[role] = c->members[order[role]];
+    memcpy (c->members, opened, c->cfg->nmembers * sizeof *opened);
+    note (c, "rearranged the members of %s across controllers", c->cfg->file);
+    survives = 1;
+  }
+  controllers_describe (c->cfg, list, sizeof list);
+  if (survives)
+    note (c, "survives the loss of any one controller: %s", list);
+  else if (c->opts->strict_controllers)
+    return refuse (c, "%s: %s%s", c->cfg->file, why, c->opts->arrange
+                   ? ", and no order of the members avoids it"
+                   : "; try --arrange");
+  else
+    note (c, "warning: %s%s", why, c->opts->arrange
+          ? ", and no order of the members avoids it" : "; try --arrange");
+  return 0;
+}
+
 static void
 random_uuid (uint8_t uuid[16])
 {
@@ -278,7 +314,7 @@ initial_sync (struct creation *c)
 }
 
 int
-raid_create (const struct raid_config *cfg,
+raid_create (struct raid_config *cfg,
              const struct raid_create_options *opts, char *err,
              size_t errlen)
 {
@@ -294,6 +330,7 @@ raid_create (const struct raid_config *cfg,
   if (!c.members)
     return refuse (&c, "%s", strerror (ENOMEM));
   if (open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
+      plan_controllers (&c, &g) ||
       write_superblocks (&c, &g, data_offset, !needs_sync))
     goto out;
   for (i = 0; i < c.n; i++) {

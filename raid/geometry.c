@@ -218,3 +218,33 @@ geometry_init (struct raid_geometry *g, char *err, size_t errlen)
     return 0;
   }
 }
+
+static bool
+bit (const uint64_t *set, unsigned m)
+{
+  return set[m / 64] >> (m % 64) & 1;
+}
+
+bool
+geometry_survives (const struct raid_geometry *g, const uint64_t *gone)
+{
+  struct place places[RAID_MAX_MEMBERS];
+  unsigned u, i, n, lost = 0;
+
+  if (g->parity_members) {
+    for (i = 0; i < g->members; i++)
+      lost += bit (gone, i);
+    return lost <= g->parity_members;
+  }
+  /* Copies: which members hold a unit depends only on where its first
+   * copy starts, and units 0..members-1 start on every member. */
+  for (u = 0; u < g->members; u++) {
+    n = geometry_unit_places (g, u, places);
+    for (i = 0; i < n; i++)
+      if (!bit (gone, places[i].disk))
+        break;
+    if (i == n)
+      return false;
+  }
+  return true;
+}

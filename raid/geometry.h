@@ -85,6 +85,11 @@ unsigned geometry_unit_places (const struct raid_geometry *g, uint64_t unit,
 void geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
                           struct stripe_map *map);
 
+/* Whether every array byte stays readable without the members in gone
+ * (a bitmask, as in member-set.h: bit m of gone[m / 64]). */
+bool geometry_survives (const struct raid_geometry *g,
+                        const uint64_t *gone);
+
 /* Parsing and naming of levels and layouts, as mdadm spells them. */
 int geometry_parse_level (const char *s, int *level);
 int geometry_parse_layout (int level, const char *s, uint32_t *layout);

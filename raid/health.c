@@ -28,22 +28,7 @@ array_unavailable (const struct raid_array *a, struct member_set *gone)
 bool
 array_alive_without (const struct raid_array *a, const struct member_set *gone)
 {
-  struct place places[RAID_MAX_MEMBERS];
-  unsigned u, i, n;
-
-  if (a->geo.parity_members)
-    return member_set_count (gone) <= a->geo.parity_members;
-  /* Copies: which members hold a unit depends only on where its first
-   * copy starts, and units 0..members-1 start on every member. */
-  for (u = 0; u < a->geo.members; u++) {
-    n = geometry_unit_places (&a->geo, u, places);
-    for (i = 0; i < n; i++)
-      if (!member_set_has (gone, places[i].disk))
-        break;
-    if (i == n)
-      return false;
-  }
-  return true;
+  return geometry_survives (&a->geo, gone->bits);
 }
 
 int

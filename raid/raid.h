@@ -82,11 +82,16 @@ int raid_update_superblocks (struct raid_array *a, bool clean);
 struct raid_create_options {
   bool assume_clean;
   bool force;                   /* overwrite existing md superblocks */
+  /* Reorder the members (and the config file's member lines) so the
+   * array survives the loss of any one controller, if it can. */
+  bool arrange;
+  /* Refuse an array that does not survive a controller loss. */
+  bool strict_controllers;
   raid_log_fn log;              /* progress and notes (RAID_LOG_INFO) */
   void *log_opaque;
   void (*progress) (void *opaque, uint64_t done, uint64_t total);
 };
-int raid_create (const struct raid_config *cfg,
+int raid_create (struct raid_config *cfg,
                  const struct raid_create_options *opts,
                  char *err, size_t errlen);
 

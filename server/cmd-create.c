@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+
+#define CREATE_USAGE "nbdraid create CONFIG [--assume-clean] [--force] " \
+  "[--arrange] [--strict-controllers]"
 #include "raid.h"
 
 static void
@@ -34,6 +37,8 @@ cmd_create (int argc, char **argv)
   static const struct option longopts[] = {
     { "assume-clean", no_argument, NULL, 'c' },
     { "force", no_argument, NULL, 'f' },
+    { "arrange", no_argument, NULL, 'a' },
+    { "strict-controllers", no_argument, NULL, 's' },
     { NULL, 0, NULL, 0 },
   };
   struct raid_create_options opts = { .log = print_note };
@@ -49,15 +54,19 @@ cmd_create (int argc, char **argv)
     case 'f':
       opts.force = true;
       break;
+    case 'a':
+      opts.arrange = true;
+      break;
+    case 's':
+      opts.strict_controllers = true;
+      break;
     default:
-      fprintf (stderr, "usage: nbdraid create CONFIG [--assume-clean] "
-               "[--force]\n");
+      fprintf (stderr, "usage: %s\n", CREATE_USAGE);
       return 2;
     }
   }
   if (optind != argc - 1) {
-    fprintf (stderr, "usage: nbdraid create CONFIG [--assume-clean] "
-             "[--force]\n");
+    fprintf (stderr, "usage: %s\n", CREATE_USAGE);
     return 2;
   }
   if (isatty (STDERR_FILENO))

@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "commands.h"
+#include "config-file.h"
+#include "controllers.h"
 #include "json.h"
 #include "member.h"
 #include "superblock-io.h"
@@ -142,6 +144,57 @@ print_json (const char *path, const struct md_superblock *sb, bool first)
           sb->feature_map, sb->sb_csum);
 }
 
+/* For a config: where its members sit on controllers, and whether the
+ * array survives losing one. */
+static int
+print_controllers (const char *file, bool json, bool first)
+{
+  struct raid_config cfg;
+  struct raid_geometry g;
+  char err[1024], why[512], list[512];
+  int survives;
+
+  if (raid_config_load (file, &cfg, err, sizeof err) == -1) {
+    fprintf (stderr, "nbdraid: %s\n", err);
+    return 1;
+  }
+  g = (struct raid_geometry) {
+    .level = cfg.level, .layout = cfg.layout, .members = cfg.nmembers,
+    .chunk_bytes = cfg.chunk_bytes,
+    .member_bytes = 1024 * (cfg.chunk_bytes ? cfg.chunk_bytes : 4096),
+  };
+  if (geometry_init (&g, err, sizeof err) == -1) {
+    fprintf (stderr, "nbdraid: %s: %s\n", file, err);
+    raid_config_free (&cfg);
+    return 1;
+  }
+  survives = controllers_survive (&g, &cfg, NULL, why, sizeof why);
+  controllers_describe (&cfg, list, sizeof list);
+  if (json) {
+    printf ("%s\n  {\"config\": ", first ? "" : ",");
+    json_string (stdout, file);
+    printf (", \"controllers\": ");
+    json_string (stdout, list);
+    printf (", \"survives_controller_loss\": %s}",
+            survives == 1 ? "true" : survives == 0 ? "false" : "null");
+  }
+  else if (survives == -1)
+    printf ("%s: no member names a controller\n\n", file);
+  else
+    printf ("%s:\n    Controllers : %s\nController Loss : %s\n\n", file,
+            list, survives ? "survives the loss of any one controller"
+            : why);
+  raid_config_free (&cfg);
+  return 0;
+}
+
+static bool
+is_config (const char *arg)
+{
+  size_t n = strlen (arg);
+  return n > 5 && strcmp (arg + n - 5, ".conf") == 0;
+}
+
 int
 cmd_examine (int argc, char **argv)
 {
@@ -157,7 +210,7 @@ cmd_examine (int argc, char **argv)
 
   while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1) {
     if (c != 'j') {
-      fprintf (stderr, "usage: nbdraid examine [--json] MEMBER...\n");
+      fprintf (stderr, "usage: nbdraid examine [--json] MEMBER|CONFIG...\n");
       return 2;
     }
     json = true;
@@ -170,9 +223,15 @@ cmd_examine (int argc, char **argv)
     printf ("[");
   for (; optind < argc; optind++) {
     const char *path = argv[optind];
-    struct member *m = member_open (path, &mo, err, sizeof err);
+    struct member *m;
     bool none;
 
+    if (is_config (path)) {
+      status |= print_controllers (path, json, first);
+      first = false;
+      continue;
+    }
+    m = member_open (path, &mo, err, sizeof err);
     if (!m || md_sb_read (m, &sb, &none, err, sizeof err) == -1) {
       fprintf (stderr, "nbdraid: %s\n", err);
       status = 1;

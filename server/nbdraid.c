@@ -15,8 +15,9 @@ static const struct {
   int (*run) (int argc, char **argv);
   const char *usage;
 } commands[] = {
-  { "create", cmd_create, "create CONFIG [--assume-clean] [--force]" },
-  { "examine", cmd_examine, "examine [--json] MEMBER..." },
+  { "create", cmd_create, "create CONFIG [--assume-clean] [--force] "
+    "[--arrange] [--strict-controllers]" },
+  { "examine", cmd_examine, "examine [--json] MEMBER|CONFIG..." },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

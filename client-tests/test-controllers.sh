@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Controllers as failure domains: nbdraid create says whether the array
+# survives the loss of any one controller, --arrange reorders members
+# (and the config's member lines) so it does when it can,
+# --strict-controllers refuses when it does not, and a controller not
+# declared in [array] controllers is refused by file:line.
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+
+d=$T/c
+make_members "$d" 6 4M
+# conf LEVEL LAYOUT CTRL...: members d0.. on the given controllers
+conf () {
+  local level=$1 layout=$2 i=0 c
+  shift 2
+  printf '[array]\nlevel = %s\nlayout = %s\nchunk = 64K\n[members]\n' \
+    "$level" "$layout" > "$d/a.conf"
+  for c in "$@"; do echo "member = d$i.img controller=$c" >> "$d/a.conf"; i=$((i + 1)); done
+}
+create () { "$NBDRAID" create --force --assume-clean "$@" "$d/a.conf" 2>&1; }
+
+# RAID10 n2 with each mirror pair on one controller: warned, refused
+# when strict, fixed by --arrange.
+conf 10 n2 c0 c0 c1 c1
+out=$(create)
+grep -q "warning: losing controller c0 (members 0, 1) would fail the array; try --arrange" <<< "$out" ||
+  die "no warning: $out"
+if out=$(create --strict-controllers); then die "strict create succeeded"; fi
+grep -q "a.conf: losing controller c0 (members 0, 1) would fail the array; try --arrange" <<< "$out" ||
+  die "strict refusal: $out"
+out=$(create --arrange)
+grep -q "rearranged the members" <<< "$out" || die "not rearranged: $out"
+grep -q "survives the loss of any one controller: c0 (2), c1 (2)" <<< "$out" ||
+  die "arranged array does not survive: $out"
+order=$(sed -n 's/^member = \(d[0-9]\).img controller=\(c[0-9]\)$/\2/p' "$d/a.conf" | tr -d '\n')
+[ "$order" = c0c1c0c1 ] || die "arranged order is $order"
+"$NBDRAID" examine "$d/a.conf" | grep -q "Controller Loss : survives" ||
+  die "examine disagrees"
+start_server "$d/a.conf"
+stop_server
+echo "ok: RAID10 mirror pairs arranged across controllers"
+
+# RAID6 with three members on one controller: no order helps.
+conf 6 left-symmetric c0 c0 c0 c1 c1 c2
+if out=$(create --arrange --strict-controllers); then die "RAID6 3-on-one created"; fi
+grep -q "losing controller c0 (members 0, 1, 2) would fail the array, and no order of the members avoids it" <<< "$out" ||
+  die "RAID6 refusal: $out"
+echo "ok: RAID6 with three members on one controller is refused when strict"
+
+# A controller that was not declared.
+printf '[array]\nlevel = 1\ncontrollers = c0 c1\n[members]\nmember = d0.img controller=c0\nmember = d1.img controller=c2\n' > "$d/a.conf"
+if out=$(create); then die "undeclared controller accepted"; fi
+[ "$out" = "nbdraid: $d/a.conf:6: controller 'c2' is not one of those declared in [array] controllers (c0 c1)" ] ||
+  die "undeclared controller: $out"
+echo "ok: undeclared controller refused"
