@@ -12,11 +12,13 @@ d=$T/a
 new_array b 5 left-symmetric 64K 4 4M --assume-clean
 snapshot () { cat "$d"/*.img "$T"/b/*.img | sha256sum; }
 
-# expect_refusal DESCRIPTION EXPECTED-TEXT: serve $d/x.conf, must fail
+# expect_refusal DESCRIPTION EXPECTED-TEXT [PARAMS]: serve $d/x.conf,
+# which must fail
 expect_refusal () {
   local what=$1 want=$2 before out
+  shift 2
   before=$(snapshot)
-  if out=$(nbdkit -U - "$PLUGIN" "$d/x.conf" --run true 2>&1); then
+  if out=$(nbdkit -U - "$PLUGIN" "$d/x.conf" "$@" --run true 2>&1); then
     die "$what: nbdkit served it"
   fi
   out=$(printf '%s\n' "$out" | grep 'error:') || die "$what: no error: $out"
@@ -61,5 +63,12 @@ $SBEDIT "$d/d2.img" 200 Q 0
 expect_refusal "stale member" "$d/d2.img (stale: events 0, the array is at 1; needs recovery)"
 $SBEDIT "$d/d2.img" 200 Q 1
 
+variant "s|$d/d3.img|nbd+unix:///?socket=$T/nosuch.sock|"
+expect_refusal "unreachable NBD member" "array test: 1 member is missing: nbd+unix:///?socket=$T/nosuch.sock (nbd_aio_connect_uri: connect: No such file or directory); to start it degraded anyway"
+
+variant "s|$d/d1.img|$d/gone1.img|; s|$d/d3.img|$d/gone3.img|"
+expect_refusal "degraded beyond tolerance" "array test cannot start: 2 of 4 members unavailable, more than RAID5 can lose: $d/gone1.img (open: No such file or directory); $d/gone3.img (open: No such file or directory)" degraded=true
+
+variant ""
 $SBEDIT "$d/d1.img" 100 I 5 --keep-csum
 expect_refusal "corrupt superblock" "$d/d1.img (bad md superblock: sb_csum"

@@ -147,6 +147,20 @@ level = 1
 member = d0.img
 member = nope.img
 EOF2
+expect_refusal "unparsable member URI" "nbd://[bad:1/x: nbd_aio_connect_uri: unable to parse URI" <<EOF2
+[array]
+level = 1
+[members]
+member = d0.img
+member = nbd://[bad:1/x
+EOF2
+expect_refusal "unreachable member URI" "nbd+unix:///?socket=$d/nosuch.sock: nbd_aio_connect_uri: connect: No such file or directory" <<EOF2
+[array]
+level = 1
+[members]
+member = d0.img
+member = nbd+unix:///?socket=$d/nosuch.sock
+EOF2
 expect_refusal "directory as member" "$d/adir: open: Is a directory" <<EOF2
 [array]
 level = 1

@@ -415,9 +415,11 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
     goto fail;
   r = pick_reference (a);
   if (r < 0) {
-    refuse (err, errlen, "array %s: no member holds an md superblock (%s: "
-            "%s): create the array first with 'nbdraid create CONFIG'",
-            a->name, a->slots[0].path, a->slots[0].why);
+    char list[1024];
+    list_members (a, false, list, sizeof list);
+    refuse (err, errlen, "array %s: no member holds a readable md "
+            "superblock: %s; a new array needs 'nbdraid create CONFIG' "
+            "first", a->name, list);
     goto fail;
   }
   ref = &a->slots[r].sb;

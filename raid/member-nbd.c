@@ -224,6 +224,21 @@ nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
   return 0;                     /* not known without reading */
 }
 
+/* Say goodbye (NBD_CMD_DISC, and TLS's close) before closing, briefly:
+ * a server that does not answer is not waited for. */
+static void
+disconnect (struct nbd_handle *h)
+{
+  int64_t deadline = now_ms () + 200;
+
+  if (nbd_aio_is_ready (h) == 1 && nbd_aio_disconnect (h, 0) == 0)
+    while (nbd_aio_is_closed (h) != 1 && nbd_aio_is_dead (h) != 1 &&
+           now_ms () < deadline)
+      if (nbd_poll (h, 50) == -1)
+        break;
+  nbd_close (h);
+}
+
 static void
 nbd_member_close (struct member *m)
 {
@@ -232,7 +247,7 @@ nbd_member_close (struct member *m)
 
   for (i = 0; i < n->nconns; i++)
     if (n->conns[i])
-      nbd_close (n->conns[i]);
+      disconnect (n->conns[i]);
   pthread_mutex_destroy (&n->lock);
   pthread_cond_destroy (&n->freed);
   free (n->conns);
