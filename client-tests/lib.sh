@@ -77,6 +77,7 @@ write_config () {
   {
     echo "[array]"
     echo "name = test"
+    echo "socket = ${file%.conf}.sock"
     echo "level = $level"
     [ "$layout" = - ] || echo "layout = $layout"
     [ "$chunk" = - ] || echo "chunk = $chunk"
@@ -218,4 +219,24 @@ nbd_array () {
     { cat "$T/create.log" >&2; die "nbdraid create $name failed"; }
   conf=$T/$name/a.conf
   members=$(member_paths "$T/$name" "$n")
+}
+
+# status_json: the running array's nbdraid status --json ($conf)
+status_json () {
+  "$NBDRAID" status --json "$conf"
+}
+
+# status_is PYTHON-EXPR: true if the expression holds for the status
+# JSON, bound to j (e.g. 'j["clean"] and j["job"]["kind"] == "idle"')
+status_is () {
+  status_json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+sys.exit(0 if eval(sys.argv[1]) else 1)' "$1"
+}
+
+# wait_status SECONDS PYTHON-EXPR: poll until status_is holds
+wait_status () {
+  wait_for "$1" status_is "$2" ||
+    die "status never got to: $2; it is: $(status_json 2>&1)"
 }

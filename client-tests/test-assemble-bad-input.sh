@@ -36,20 +36,17 @@ variant () { sed "$1" "$d/a.conf" > "$d/x.conf"; }
 variant "s|$d/d1.img|$T/b/d1.img|"
 expect_refusal "member of another array" "$T/b/d1.img belongs to array"
 
-variant "s|$d/d1.img|$d/tmp|; s|$d/d2.img|$d/d1.img|; s|$d/tmp|$d/d2.img|"
-expect_refusal "members in the wrong order" "$d/d2.img has role 2 in its superblock but $d/x.conf:8 lists it as member 1"
-
 cp "$d/d0.img" "$d/copy.img"
 variant "s|$d/d3.img|$d/copy.img|"
-expect_refusal "two members claiming one role" "$d/copy.img has role 0 in its superblock but $d/x.conf:10 lists it as member 3"
+expect_refusal "two members claiming one role" "$d/d0.img and $d/copy.img both claim role 0 of array test"
 rm "$d/copy.img"
 
 variant "s|chunk = 64K|chunk = 128K|"
-expect_refusal "chunk disagrees" "$d/x.conf:5: chunk is 128K but the superblocks say 64K"
+expect_refusal "chunk disagrees" "$d/x.conf:6: chunk is 128K but the superblocks say 64K"
 variant "s|layout = left-symmetric|layout = right-symmetric|"
-expect_refusal "layout disagrees" "$d/x.conf:4: layout is right-symmetric but the superblocks say left-symmetric"
+expect_refusal "layout disagrees" "$d/x.conf:5: layout is right-symmetric but the superblocks say left-symmetric"
 variant "s|level = 5|level = 6|"
-expect_refusal "level disagrees" "$d/x.conf:3: level is 6 but the superblocks say RAID5"
+expect_refusal "level disagrees" "$d/x.conf:4: level is 6 but the superblocks say RAID5"
 variant "/d3.img/d"
 expect_refusal "member missing from the config" "lists 3 members but the superblocks say the array has 4"
 

@@ -21,6 +21,8 @@ for line in open(sys.argv[1]):
         line = m.group(1) + path + m.group(3) + "\n"
         n += 1
     sys.stdout.write(line)
+    if line.strip() == "[array]":
+        sys.stdout.write("socket = %s/ctl.sock\n" % sys.argv[2])
 PY
   "$NBDRAID" create --assume-clean "$T/$name/a.conf" 2>> "$T/create.log" ||
     die "$name: create failed: $(tail -1 "$T/create.log")"

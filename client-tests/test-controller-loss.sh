@@ -19,7 +19,8 @@ while read -r ctrl; do
 done < <(sed -n 's/^member = .* controller=\(c[0-9]\)$/\1/p' "$example") > "$T/members"
 [ "$(wc -l < "$T/members")" = 24 ] || die "expected 24 members in $example"
 {
-  sed -n '1,/^\[members\]/p' "$example" | sed '/^\[array\]/a nbd-timeout = 3'
+  sed -n '1,/^\[members\]/p' "$example" |
+    sed "/^\[array\]/a nbd-timeout = 3\nsocket = $T/a.sock"
   awk '{ print "member = " $2 " controller=" $1 }' "$T/members"
 } > "$T/a.conf"
 "$NBDRAID" create --assume-clean "$T/a.conf" 2> "$T/create.log" || die "$(cat "$T/create.log")"

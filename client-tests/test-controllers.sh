@@ -13,8 +13,8 @@ make_members "$d" 6 4M
 conf () {
   local level=$1 layout=$2 i=0 c
   shift 2
-  printf '[array]\nlevel = %s\nlayout = %s\nchunk = 64K\n[members]\n' \
-    "$level" "$layout" > "$d/a.conf"
+  printf '[array]\nsocket = %s\nlevel = %s\nlayout = %s\nchunk = 64K\n[members]\n' \
+    "$d/a.sock" "$level" "$layout" > "$d/a.conf"
   for c in "$@"; do echo "member = d$i.img controller=$c" >> "$d/a.conf"; i=$((i + 1)); done
 }
 create () { "$NBDRAID" create --force --assume-clean "$@" "$d/a.conf" 2>&1; }

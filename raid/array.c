@@ -25,19 +25,69 @@ array_log (const struct raid_array *a, enum raid_log_level level,
   a->log (a->log_opaque, level, msg);
 }
 
+const char *
+raid_event_name (enum raid_event event)
+{
+  static const char *const names[] = {
+    [RAID_EVENT_FAIL] = "Fail",
+    [RAID_EVENT_DEGRADED_ARRAY] = "DegradedArray",
+    [RAID_EVENT_FAILED_ARRAY] = "FailedArray",
+    [RAID_EVENT_REBUILD_STARTED] = "RebuildStarted",
+    [RAID_EVENT_REBUILD_PROGRESS] = "RebuildProgress",
+    [RAID_EVENT_REBUILD_FINISHED] = "RebuildFinished",
+    [RAID_EVENT_SPARE_ACTIVE] = "SpareActive",
+    [RAID_EVENT_CHECK_FINISHED] = "CheckFinished",
+  };
+  return names[event];
+}
+
+void
+array_event (const struct raid_array *a, enum raid_event event, int member,
+             const char *detail)
+{
+  if (a->event)
+    a->event (a->log_opaque, event, member, detail ? detail : "");
+}
+
+/* Op indexes: roles first, then the devices outside them. */
+struct raid_slot *
+array_slot (struct raid_array *a, unsigned index)
+{
+  return index < a->geo.members ? &a->slots[index]
+    : &a->spares[index - a->geo.members];
+}
+
+/* A member takes an op if it is active, or if it is being rebuilt and
+ * the op stays below the rebuilt part (writes above it are not needed:
+ * the rebuild will get there). */
+static bool
+takes (const struct raid_slot *s, const struct io_op *op)
+{
+  switch (slot_state (s)) {
+  case SLOT_ACTIVE:
+    return true;
+  case SLOT_RECOVERING:
+    return op->kind == IO_FLUSH || op->off + op->len <= slot_front (s);
+  default:
+    return false;
+  }
+}
+
 static void
 exec_op (void *ctx, struct io_op *op)
 {
   struct raid_array *a = ctx;
-  struct raid_slot *s = &a->slots[op->member];
-  struct member *m = s->io;
-  uint64_t off = s->data_offset_bytes + op->off;
+  struct raid_slot *s = array_slot (a, op->member);
+  struct member *m;
+  uint64_t off;
   int r = -1;
 
-  if (slot_state (s) != SLOT_ACTIVE) {
+  if (!takes (s, op)) {
     op->err = ENODEV;
     return;
   }
+  m = s->io;
+  off = s->data_offset_bytes + op->off;
   switch (op->kind) {
   case IO_READ:
     r = m->ops->pread (m, op->buf, op->len, off);
@@ -64,6 +114,85 @@ array_run (struct raid_array *a, struct io_batch *b)
   for (i = 0; i < b->n; i++)
     failed += b->ops[i].err != 0;
   return failed;
+}
+
+void
+array_view (const struct raid_array *a, struct members_view *v)
+{
+  unsigned m;
+
+  memset (v, 0, sizeof *v);
+  v->repl_role = -1;
+  for (m = 0; m < a->geo.members; m++) {
+    const struct raid_slot *s = &a->slots[m];
+    enum slot_state state = slot_state (s);
+    /* More recovering members than we track are simply not used. */
+    if (state == SLOT_RECOVERING && v->nrec < VIEW_MAX_RECOVERING) {
+      v->rec[v->nrec] = m;
+      v->front[v->nrec++] = slot_front (s);
+    }
+    else if (state != SLOT_ACTIVE)
+      member_set_add (&v->gone, m);
+  }
+  if (a->replacing >= 0) {
+    const struct raid_slot *r = &a->spares[a->replacement];
+    if (slot_state (r) == SLOT_RECOVERING) {
+      v->repl_role = a->replacing;
+      v->repl_index = a->geo.members + a->replacement;
+      v->repl_front = slot_front (r);
+    }
+  }
+}
+
+void
+view_gone (const struct members_view *v, uint64_t member_end,
+           struct member_set *gone)
+{
+  unsigned i;
+
+  *gone = v->gone;
+  for (i = 0; i < v->nrec; i++)
+    if (v->front[i] < member_end)
+      member_set_add (gone, v->rec[i]);
+}
+
+bool
+view_usable (const struct members_view *v, unsigned m, uint64_t member_end)
+{
+  unsigned i;
+
+  if (member_set_has (&v->gone, m))
+    return false;
+  for (i = 0; i < v->nrec; i++)
+    if (v->rec[i] == m)
+      return v->front[i] >= member_end;
+  return true;
+}
+
+int
+view_add_write (const struct members_view *v, struct io_batch *b,
+                enum io_kind kind, unsigned member, uint64_t off,
+                uint64_t len, void *buf)
+{
+  if (io_batch_add (b, kind, member, off, len, buf))
+    return -1;
+  /* A member being replaced: its replacement gets the write too, where
+   * it is already rebuilt. */
+  if ((int) member == v->repl_role && off + len <= v->repl_front)
+    return io_batch_add (b, kind, v->repl_index, off, len, buf);
+  return 0;
+}
+
+void
+array_quiesce (struct raid_array *a)
+{
+  stripe_lock (&a->locks, 0, STRIPE_LOCKS - 1, true);
+}
+
+void
+array_unquiesce (struct raid_array *a)
+{
+  stripe_unlock (&a->locks, 0, STRIPE_LOCKS - 1);
 }
 
 void
@@ -139,6 +268,7 @@ raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
+  __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
   return a->ops->read (a, buf, count, offset);
 }
 
@@ -146,6 +276,7 @@ int
 raid_write (struct raid_array *a, const void *buf, uint64_t count,
             uint64_t offset, bool fua)
 {
+  __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
   if (check_writable (a) || check_range (a, count, offset) ||
       array_check_alive (a) || a->ops->write (a, buf, count, offset))
     return -1;
@@ -171,9 +302,11 @@ raid_flush (struct raid_array *a)
   if (array_check_alive (a))
     return -1;
   io_batch_init (&b);
-  for (i = 0; i < a->geo.members && r == 0; i++)
-    if (slot_state (&a->slots[i]) == SLOT_ACTIVE)
+  for (i = 0; i < a->geo.members + a->nspares && r == 0; i++) {
+    enum slot_state st = slot_state (array_slot (a, i));
+    if (st == SLOT_ACTIVE ? i < a->geo.members : st == SLOT_RECOVERING)
       r = io_batch_add (&b, IO_FLUSH, i, 0, 0, NULL);
+  }
   if (r == 0) {
     array_run (a, &b);
     r = array_settle_writes (a, &b);

@@ -8,18 +8,20 @@
 #include "io-batch.h"
 #include "iopool.h"
 #include "member.h"
-#include "parity.h"
 #include "member-set.h"
+#include "parity.h"
 #include "stripe-lock.h"
 #include "superblock.h"
 
 enum slot_state {
   SLOT_ACTIVE,                  /* in sync, used for reads and writes */
+  SLOT_RECOVERING,              /* being rebuilt: in sync below `front` */
   SLOT_FAULTY,                  /* failed (now or before assembly) */
   SLOT_MISSING,                 /* absent, blank, or stale: needs recovery */
 };
 
-/* One role in the array, or a spare. */
+/* A role in the array, or a device outside the roles (a spare, or a
+ * stale or failed device the config lists). */
 struct raid_slot {
   struct member *io;            /* NULL when missing */
   char *path;                   /* as configured */
@@ -27,10 +29,11 @@ struct raid_slot {
   struct md_superblock sb;
   uint64_t data_offset_bytes;
   int state;                    /* enum slot_state; read with slot_state() */
+  uint64_t front;               /* RECOVERING: bytes of data area rebuilt */
   char why[256];                /* why it is not active */
 };
 
-/* What a family of levels does with a request (levels.c). */
+/* What a family of levels does with a request. */
 struct raid_level_ops {
   /* Lock granule: stripes for parity, units for the copies family. */
   uint64_t (*lock_key) (const struct raid_array *a, uint64_t unit);
@@ -43,36 +46,76 @@ struct raid_level_ops {
    * offset of its first byte. */
   void (*locate) (const struct raid_array *a, uint64_t unit,
                   unsigned *member, uint64_t *member_off);
+  /* Redundancy: units (stripes, or array units for copies) to resync,
+   * and resync of n of them. */
   uint64_t (*sync_units) (const struct raid_array *a);
   int (*sync) (struct raid_array *a, uint64_t first, uint64_t n);
+  /* What member m should hold at [off, off+len) of its data area, from
+   * the members not in gone (m must be in gone).  For recovery. */
+  int (*reconstruct) (struct raid_array *a, unsigned m, uint64_t off,
+                      uint64_t len, const struct member_set *gone,
+                      uint8_t *out);
+  /* The lock keys of member m's units [first, last], for recovery:
+   * calls fn for each. */
+  void (*member_keys) (const struct raid_array *a, unsigned m,
+                       uint64_t first, uint64_t last,
+                       void (*fn) (void *opaque, uint64_t key),
+                       void *opaque);
+  /* Check (and with repair, fix) redundancy of sync units
+   * [first, first+n); adds mismatched sectors to *mismatches. */
+  int (*check) (struct raid_array *a, uint64_t first, uint64_t n,
+                bool repair, uint64_t *mismatches);
 };
 
 extern const struct raid_level_ops copies_level_ops;
 extern const struct raid_level_ops parity_level_ops;
 
+/* The background job, driven by raid_job_step (job.c). */
+struct raid_job {
+  enum raid_job_kind kind;
+  unsigned target;              /* RECOVERY, REPLACE: the role rebuilt */
+  unsigned spare;               /* REPLACE: the spare rebuilt onto */
+  uint64_t pos, end;            /* in sync units, or target bytes */
+  uint64_t mismatches;          /* CHECK/REPAIR: sectors */
+  uint64_t checkpointed;        /* pos at the last checkpoint */
+  uint64_t started_at;          /* pos when this run started */
+};
+
 struct raid_array {
   char name[33];
   struct raid_geometry geo;
   const struct raid_level_ops *ops;
-  struct raid_slot *slots;      /* geo.members roles */
-  struct raid_slot *spares;
+  struct raid_slot *slots;      /* by role: geo.members of them */
+  struct raid_slot *spares;     /* devices outside the roles */
   unsigned nspares;
+  struct member **retired;      /* replaced devices, closed at the end */
+  unsigned nretired;
   bool readonly;
   bool direct;
   unsigned reference;           /* the slot whose superblock was freshest */
   int failed;                   /* lost more members than it tolerates */
-  pthread_mutex_t sb_lock;      /* superblock updates */
+  uint64_t resync_front;        /* sync units in sync; all when clean */
+  /* A role being replaced (-1: none) and the spare replacing it: set
+   * only with the array quiesced, so requests read them freely. */
+  int replacing;
+  unsigned replacement;
+  pthread_mutex_t sb_lock;      /* superblocks, slots and the job */
+  struct raid_job job;
+  uint64_t last_mismatches;     /* of the last check or repair */
   struct iopool *pool;
   struct stripe_locks locks;
   struct parity_code code;
   const uint8_t *zeros;         /* unit_bytes of zeros, read-only */
+  uint64_t client_bytes;        /* client I/O so far, for rate limits */
   raid_log_fn log;
+  raid_event_fn event;
   void *log_opaque;
 };
 
 /* Run a batch in parallel; each op gets its own result.  An op on a
- * member that is no longer active fails with ENODEV.  Returns the number
- * of ops that failed. */
+ * member that cannot take it (failed, or recovering and the op reaches
+ * above the rebuilt part) fails with ENODEV.  Returns the number of ops
+ * that failed. */
 size_t array_run (struct raid_array *a, struct io_batch *b);
 
 static inline enum slot_state
@@ -81,11 +124,64 @@ slot_state (const struct raid_slot *s)
   return (enum slot_state) __atomic_load_n (&s->state, __ATOMIC_ACQUIRE);
 }
 
+static inline uint64_t
+slot_front (const struct raid_slot *s)
+{
+  return __atomic_load_n (&s->front, __ATOMIC_ACQUIRE);
+}
+
+/* Which members a request may use, taken after its stripe locks: the
+ * recovery front cannot move within stripes the request holds. */
+#define VIEW_MAX_RECOVERING 4
+struct members_view {
+  struct member_set gone;       /* neither active nor recovering */
+  unsigned nrec;
+  unsigned rec[VIEW_MAX_RECOVERING];
+  uint64_t front[VIEW_MAX_RECOVERING];
+  int repl_role;                /* a role being replaced, or -1 */
+  unsigned repl_index;          /* its replacement's op index */
+  uint64_t repl_front;
+};
+void array_view (const struct raid_array *a, struct members_view *v);
+/* The members not to use for data-area bytes ending at member_end. */
+void view_gone (const struct members_view *v, uint64_t member_end,
+                struct member_set *gone);
+/* Whether member m may be used for data-area bytes ending at
+ * member_end. */
+bool view_usable (const struct members_view *v, unsigned m,
+                  uint64_t member_end);
+/* Add a write (or zero) to member, and to its replacement if one is
+ * being built and already covers the range. */
+int view_add_write (const struct members_view *v, struct io_batch *b,
+                    enum io_kind kind, unsigned member, uint64_t off,
+                    uint64_t len, void *buf);
+
+/* Op index -> device: roles first, then a->spares. */
+struct raid_slot *array_slot (struct raid_array *a, unsigned index);
+
+/* job.c: rebuild spare's copy of role while the role keeps serving. */
+void array_start_replace (struct raid_array *a, unsigned role,
+                          unsigned spare);
+
+/* Hold off every request (all stripe locks) while slots change. */
+void array_quiesce (struct raid_array *a);
+void array_unquiesce (struct raid_array *a);
+
+void array_log (const struct raid_array *a, enum raid_log_level level,
+                const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+void array_event (const struct raid_array *a, enum raid_event event,
+                  int member, const char *detail);
+
+/* Lock the granules of array units first..last. */
+void array_lock_units (struct raid_array *a, uint64_t first, uint64_t last,
+                       bool exclusive);
+void array_unlock_units (struct raid_array *a, uint64_t first,
+                         uint64_t last);
+
 /* health.c: member failure and repair. */
 
-/* The members a request must not read: every one not active.  Take it
- * after the stripe lock, so a failure marked by an earlier writer of
- * the stripe is seen. */
+/* The members not to read at all: every one not active. */
 void array_unavailable (const struct raid_array *a, struct member_set *gone);
 /* Whether every byte of the array is still readable without `gone`. */
 bool array_alive_without (const struct raid_array *a,
@@ -108,17 +204,9 @@ void array_read_failed (struct raid_array *a, const struct io_op *op,
 /* After rewriting ranges that failed to read: count a corrected read on
  * each member whose rewrite worked, fail those whose rewrite failed. */
 int array_settle_repairs (struct raid_array *a, struct io_batch *b);
-/* Write every active member's superblock (events+1) and flush it. */
+/* Write every present member's superblock (events+1) and flush it. */
 int array_write_superblocks (struct raid_array *a);
-
-void array_log (const struct raid_array *a, enum raid_log_level level,
-                const char *fmt, ...)
-  __attribute__ ((format (printf, 3, 4)));
-
-/* Lock the granules of array units first..last. */
-void array_lock_units (struct raid_array *a, uint64_t first, uint64_t last,
-                       bool exclusive);
-void array_unlock_units (struct raid_array *a, uint64_t first,
-                         uint64_t last);
+/* The same, with sb_lock already held. */
+int array_write_superblocks_locked (struct raid_array *a);
 
 #endif

@@ -1,11 +1,12 @@
 /* nbdraid: assembling an array from its members' superblocks.
  *
- * The config lists the members in role order.  The freshest superblock
- * of the array (highest events) is the reference: a member it records
- * as faulty, or whose own events lag it, holds stale data and is not
- * used.  A member that is absent or blank is missing.  The array starts
- * when the level tolerates what is not there; members the superblocks
- * still expect need degraded=true (mdadm --run).
+ * The config lists the devices (members and spares).  The freshest
+ * superblock of the array (highest events) is the reference, and its
+ * dev_roles place every device: in a role, as a spare, or as faulty.
+ * A device whose own events lag the reference holds stale data and is
+ * not used (it needs recovery); a role no device fills is missing.  The
+ * array starts when the level tolerates what is not there; roles the
+ * superblocks still count on need degraded=true (mdadm --run).
  */
 #include <config.h>
 
@@ -41,35 +42,42 @@ refuse (char *err, size_t errlen, const char *fmt, ...)
   return -1;
 }
 
-/* Open a member and read its superblock.  A member that cannot be
- * opened or holds no valid superblock is left missing, with the
- * reason. */
+/* A device the config lists, before it has a place. */
+struct candidate {
+  struct raid_slot s;
+  const struct raid_member_spec *spec;
+  bool placed;
+};
+
+/* Open a device and read its superblock.  One that cannot be opened or
+ * holds no valid superblock is left without io, with the reason. */
 static int
-open_slot (struct raid_slot *slot, const struct raid_member_spec *spec,
-           const struct raid_config *cfg, const struct raid_options *opts)
+open_candidate (struct candidate *c, const struct raid_config *cfg,
+                const struct raid_options *opts)
 {
+  struct raid_slot *slot = &c->s;
   struct member_open_options mo;
+  size_t plen = strlen (c->spec->path);
   char err[256];
   bool none;
 
   raid_config_member_options (cfg, opts->readonly, &mo);
   slot->state = SLOT_MISSING;
-  slot->path = strdup (spec->path);
-  if (spec->controller)
-    slot->controller = strdup (spec->controller);
-  if (!slot->path || (spec->controller && !slot->controller))
+  slot->path = strdup (c->spec->path);
+  if (c->spec->controller)
+    slot->controller = strdup (c->spec->controller);
+  if (!slot->path || (c->spec->controller && !slot->controller))
     return -1;
-  slot->io = member_open (spec->path, &mo, err, sizeof err);
+  slot->io = member_open (c->spec->path, &mo, err, sizeof err);
   if (!slot->io) {
     /* err names the path already; keep what follows it */
     snprintf (slot->why, sizeof slot->why, "%s",
-              strncmp (err, spec->path, strlen (spec->path)) == 0
-              ? err + strlen (spec->path) + 2 : err);
+              strncmp (err, c->spec->path, plen) == 0 ? err + plen + 2 : err);
     return 0;
   }
   if (md_sb_read (slot->io, &slot->sb, &none, err, sizeof err) == -1) {
     snprintf (slot->why, sizeof slot->why, "%s",
-              none ? "no md superblock" : err + strlen (spec->path) + 2);
+              none ? "no md superblock" : err + plen + 2);
     member_close (slot->io);
     slot->io = NULL;
     return 0;
@@ -79,29 +87,31 @@ open_slot (struct raid_slot *slot, const struct raid_member_spec *spec,
   return 0;
 }
 
-static bool
-has_superblock (const struct raid_slot *s)
+static void
+free_slot (struct raid_slot *s)
 {
-  return s->io != NULL;
+  member_close (s->io);
+  free (s->path);
+  free (s->controller);
+  memset (s, 0, sizeof *s);
 }
 
-/* The slot whose superblock speaks for the array: among the members of
- * the array most of them belong to, the one with the highest events. */
+/* The candidate whose superblock speaks for the array: among the
+ * devices of the array most of them belong to, the freshest. */
 static int
-pick_reference (const struct raid_array *a)
+pick_reference (const struct candidate *c, unsigned n)
 {
   unsigned i, j, votes, best_votes = 0;
   int ref = -1;
 
-  for (i = 0; i < a->geo.members; i++) {
-    if (!has_superblock (&a->slots[i]))
+  for (i = 0; i < n; i++) {
+    if (!c[i].s.io)
       continue;
-    for (votes = 0, j = 0; j < a->geo.members; j++)
-      votes += has_superblock (&a->slots[j]) &&
-        memcmp (a->slots[i].sb.set_uuid, a->slots[j].sb.set_uuid, 16) == 0;
+    for (votes = 0, j = 0; j < n; j++)
+      votes += c[j].s.io &&
+        memcmp (c[i].s.sb.set_uuid, c[j].s.sb.set_uuid, 16) == 0;
     if (votes > best_votes ||
-        (votes == best_votes && ref >= 0 &&
-         a->slots[i].sb.events > a->slots[ref].sb.events)) {
+        (votes == best_votes && c[i].s.sb.events > c[ref].s.sb.events)) {
       best_votes = votes;
       ref = (int) i;
     }
@@ -110,88 +120,18 @@ pick_reference (const struct raid_array *a)
 }
 
 static int
-check_distinct (const struct raid_array *a, const struct raid_config *cfg,
-                char *err, size_t errlen)
+check_distinct (const struct candidate *c, unsigned n, char *err,
+                size_t errlen)
 {
-  struct member *m[RAID_MAX_MEMBERS];
+  struct member *m[2 * RAID_MAX_MEMBERS];
   unsigned i, x, y;
 
-  for (i = 0; i < cfg->nmembers; i++)
-    m[i] = a->slots[i].io;
-  if (member_find_duplicate (m, cfg->nmembers, &x, &y))
-    return refuse (err, errlen, "%s and %s are the same %s",
-                   cfg->members[x].path, cfg->members[y].path,
-                   m[x]->identity[0] ? "file" : "device");
+  for (i = 0; i < n; i++)
+    m[i] = c[i].s.io;
+  if (member_find_duplicate (m, n, &x, &y))
+    return refuse (err, errlen, "%s and %s are the same %s", c[x].spec->path,
+                   c[y].spec->path, m[x]->identity[0] ? "file" : "device");
   return 0;
-}
-
-/* Same array and the role the config gives it, or refuse: a wrong disk
- * in the config is an admin's mistake, not a failure to run through.
- * Then judge freshness against the reference. */
-static int
-judge_member (struct raid_array *a, const struct raid_config *cfg,
-              unsigned i, const struct md_superblock *ref, char *err,
-              size_t errlen)
-{
-  struct raid_slot *s = &a->slots[i];
-  const char *path = cfg->members[i].path;
-  uint16_t role = md_sb_role (&s->sb);
-  char want[36], got[36];
-
-  if (memcmp (s->sb.set_uuid, ref->set_uuid, 16) != 0) {
-    md_uuid_format (ref->set_uuid, want);
-    md_uuid_format (s->sb.set_uuid, got);
-    return refuse (err, errlen, "%s belongs to array %s (%s), not to "
-                   "array %s (%s) like the other members", path, got,
-                   s->sb.set_name, want, ref->set_name);
-  }
-  if (role == MD_ROLE_SPARE)
-    return refuse (err, errlen, "%s: its superblock says it is a spare, "
-                   "but %s:%d lists it as member %u", path, cfg->file,
-                   cfg->members[i].line, i);
-  if (role != i && role < MD_ROLE_MAX)
-    return refuse (err, errlen, "%s has role %u in its superblock but "
-                   "%s:%d lists it as member %u (members are listed in "
-                   "role order)", path, role, cfg->file,
-                   cfg->members[i].line, i);
-  if (ref->dev_roles[s->sb.dev_number] == MD_ROLE_FAULTY ||
-      role == MD_ROLE_FAULTY) {
-    s->state = SLOT_FAULTY;
-    snprintf (s->why, sizeof s->why, "recorded as faulty in the "
-              "superblocks (events %" PRIu64 ")", ref->events);
-  }
-  else if (s->sb.events < ref->events) {
-    s->state = SLOT_MISSING;
-    snprintf (s->why, sizeof s->why, "stale: events %" PRIu64 ", the "
-              "array is at %" PRIu64 "; needs recovery", s->sb.events,
-              ref->events);
-  }
-  return 0;
-}
-
-/* A member we cannot read takes the reference's view of the array,
- * under the device number the reference gives its role, so its failure
- * can be recorded.  If no device holds the role any more, its failure
- * is on record already (max_dev 0: nothing more to record). */
-static void
-adopt_reference (struct raid_slot *s, const struct md_superblock *ref,
-                 unsigned role)
-{
-  char why[sizeof s->why];
-  uint32_t dev;
-
-  s->sb = *ref;
-  for (dev = 0; dev < ref->max_dev; dev++)
-    if (ref->dev_roles[dev] == role)
-      break;
-  s->sb.dev_number = dev;
-  if (dev < ref->max_dev)
-    return;
-  s->sb.max_dev = 0;
-  s->state = SLOT_FAULTY;
-  snprintf (why, sizeof why, "%s", s->why);
-  snprintf (s->why, sizeof s->why, "recorded as failed in the superblocks; "
-            "now: %.200s", why);
 }
 
 /* The config and the superblocks must describe the same geometry. */
@@ -223,7 +163,169 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
   return 0;
 }
 
-/* Every active member must hold its data area; RAID0 members must be
+/* Where the reference puts a device: a role, MD_ROLE_SPARE or
+ * MD_ROLE_FAULTY.  A device the reference does not know keeps the role
+ * its own superblock claims. */
+static uint16_t
+reference_role (const struct md_superblock *ref, const struct raid_slot *s)
+{
+  if (s->sb.dev_number < ref->max_dev)
+    return ref->dev_roles[s->sb.dev_number];
+  return md_sb_role (&s->sb);
+}
+
+/* Put a candidate in role r; the fresher of two claimants wins. */
+static int
+claim_role (struct raid_array *a, struct candidate *c, unsigned r,
+            const struct md_superblock *ref, struct candidate **holder,
+            char *err, size_t errlen)
+{
+  struct candidate *h = holder[r];
+
+  if (h && h->s.sb.events == c->s.sb.events)
+    return refuse (err, errlen, "%s and %s both claim role %u of array %s",
+                   h->spec->path, c->spec->path, r, a->name);
+  if (h && h->s.sb.events > c->s.sb.events)
+    return 0;                   /* c stays outside, as stale */
+  if (h)
+    h->placed = false;
+  holder[r] = c;
+  c->placed = true;
+  if (c->s.sb.events < ref->events) {
+    c->s.state = SLOT_MISSING;
+    snprintf (c->s.why, sizeof c->s.why, "stale: events %" PRIu64 ", the "
+              "array is at %" PRIu64 "; needs recovery", c->s.sb.events,
+              ref->events);
+  }
+  else if (c->s.sb.feature_map & MD_FEATURE_RECOVERY_OFFSET) {
+    c->s.state = SLOT_RECOVERING;
+    c->s.front = c->s.sb.recovery_offset_sectors * 512;
+  }
+  return 0;
+}
+
+/* A role no device fills.  It takes the reference's view of the array,
+ * under the device number the reference still gives the role, so its
+ * loss can be recorded; if no device holds the role any more, the loss
+ * is on record already (dev_number = max_dev).  The config's member line
+ * of the same position says what happened to it. */
+static void
+empty_role (struct raid_slot *slot, const struct candidate *line,
+            const struct md_superblock *ref, unsigned role)
+{
+  uint32_t dev;
+
+  slot->state = SLOT_MISSING;
+  slot->path = strdup (line->spec->path);
+  snprintf (slot->why, sizeof slot->why, "%s", !line->placed && !line->s.io
+            ? line->s.why : "no device holds this role");
+  slot->sb = *ref;
+  for (dev = 0; dev < ref->max_dev; dev++)
+    if (ref->dev_roles[dev] == role)
+      break;
+  slot->sb.dev_number = dev;
+  if (dev == ref->max_dev) {
+    slot->state = SLOT_FAULTY;
+    snprintf (slot->why, sizeof slot->why, "recorded as failed in the "
+              "superblocks; now: %.180s", !line->placed && !line->s.io
+              ? line->s.why : "no device holds this role");
+  }
+}
+
+/* Same array, or refuse: a wrong disk in the config is an admin's
+ * mistake, not a failure to run through.  Then give every device its
+ * place. */
+static int
+place_devices (struct raid_array *a, const struct raid_config *cfg,
+               struct candidate *c, unsigned n,
+               const struct md_superblock *ref, char *err, size_t errlen)
+{
+  struct candidate *holder[RAID_MAX_MEMBERS] = { NULL };
+  char want[36], got[36];
+  unsigned i;
+
+  for (i = 0; i < n; i++) {
+    struct raid_slot *s = &c[i].s;
+    uint16_t role;
+
+    if (!s->io)
+      continue;
+    if (memcmp (s->sb.set_uuid, ref->set_uuid, 16) != 0) {
+      md_uuid_format (ref->set_uuid, want);
+      md_uuid_format (s->sb.set_uuid, got);
+      return refuse (err, errlen, "%s belongs to array %s (%s), not to "
+                     "array %s (%s) like the other members", c[i].spec->path,
+                     got, s->sb.set_name, want, ref->set_name);
+    }
+    role = reference_role (ref, s);
+    if (role < cfg->nmembers) {
+      if (claim_role (a, &c[i], role, ref, holder, err, errlen))
+        return -1;
+    }
+    else if (role == MD_ROLE_FAULTY) {
+      s->state = SLOT_FAULTY;
+      snprintf (s->why, sizeof s->why, "recorded as faulty in the "
+                "superblocks (events %" PRIu64 ")", ref->events);
+      /* In its old role, if nothing else claims it, for the picture. */
+      role = md_sb_role (&s->sb);
+      if (role < cfg->nmembers && !holder[role]) {
+        holder[role] = &c[i];
+        c[i].placed = true;
+      }
+    }
+    else if (role != MD_ROLE_SPARE)
+      return refuse (err, errlen, "%s: role 0x%x is not supported",
+                     c[i].spec->path, role);
+  }
+  for (i = 0; i < cfg->nmembers; i++) {
+    if (holder[i]) {
+      a->slots[i] = holder[i]->s;
+      holder[i]->s.io = NULL;
+      holder[i]->s.path = holder[i]->s.controller = NULL;
+      continue;
+    }
+    empty_role (&a->slots[i], &c[i], ref, i);
+  }
+  return 0;
+}
+
+/* The devices outside the roles: spares, and stale or faulty ones. */
+static int
+keep_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
+               const struct md_superblock *ref)
+{
+  unsigned i;
+
+  a->spares = calloc (RAID_MAX_MEMBERS, sizeof *a->spares);
+  if (!a->spares)
+    return -1;
+  for (i = 0; i < n; i++) {
+    struct raid_slot *s = &c[i].s;
+    /* Member lines that could not be read speak for their role. */
+    if (c[i].placed || !s->path || (!s->io && i < a->geo.members))
+      continue;
+    if (a->nspares == RAID_MAX_MEMBERS)
+      break;
+    if (s->io && s->state == SLOT_ACTIVE &&
+        reference_role (ref, s) != MD_ROLE_SPARE) {
+      s->state = SLOT_MISSING;
+      snprintf (s->why, sizeof s->why, "stale copy of role %u (events %"
+                PRIu64 ", the array is at %" PRIu64 ")",
+                reference_role (ref, s), s->sb.events, ref->events);
+    }
+    else if (s->io && s->sb.events < ref->events)
+      s->sb.events = ref->events;       /* a spare holds no data */
+    else if (!s->io)
+      array_log (a, RAID_LOG_ERROR, "array %s: %s is not usable: %s",
+                 a->name, s->path, s->why);
+    a->spares[a->nspares++] = *s;
+    s->io = NULL;
+    s->path = s->controller = NULL;
+  }
+  return 0;
+}
+
+/* Every member in use must hold its data area; RAID0 members must be
  * equal because md stripes unequal ones in zones, which we do not
  * serve. */
 static int
@@ -236,7 +338,7 @@ check_data_areas (const struct raid_array *a, char *err, size_t errlen)
     const struct raid_slot *s = &a->slots[i];
     uint64_t data_bytes = s->sb.data_size_sectors * 512;
 
-    if (s->state != SLOT_ACTIVE)
+    if (s->state != SLOT_ACTIVE && s->state != SLOT_RECOVERING)
       continue;
     if (data_bytes < g->member_bytes ||
         s->data_offset_bytes + g->member_bytes > s->io->size_bytes)
@@ -253,11 +355,12 @@ check_data_areas (const struct raid_array *a, char *err, size_t errlen)
   return 0;
 }
 
-/* "path (why); path (why)" for the members not active, or only for
- * those the superblocks do not already record as faulty. */
+/* "path (why); path (why)" for the roles not active (recovering ones
+ * included), or only for those the superblocks do not already record as
+ * empty or faulty. */
 static void
-list_members (const struct raid_array *a, bool only_unexpected, char *buf,
-              size_t len)
+list_roles (const struct raid_array *a, bool only_unexpected, char *buf,
+            size_t len)
 {
   size_t used = 0;
   unsigned i;
@@ -266,10 +369,12 @@ list_members (const struct raid_array *a, bool only_unexpected, char *buf,
   for (i = 0; i < a->geo.members && used < len; i++) {
     const struct raid_slot *s = &a->slots[i];
     if (s->state == SLOT_ACTIVE ||
-        (only_unexpected && s->state == SLOT_FAULTY))
+        (only_unexpected && s->state != SLOT_MISSING))
       continue;
     used += (size_t) snprintf (buf + used, len - used, "%s%s (%s)",
-                               used ? "; " : "", s->path, s->why);
+                               used ? "; " : "", s->path,
+                               s->state == SLOT_RECOVERING
+                               ? "recovering" : s->why);
   }
 }
 
@@ -284,7 +389,7 @@ check_startable (struct raid_array *a, const struct raid_options *opts,
 
   array_unavailable (a, &gone);
   if (!array_alive_without (a, &gone)) {
-    list_members (a, false, list, sizeof list);
+    list_roles (a, false, list, sizeof list);
     return refuse (err, errlen, "array %s cannot start: %u of %u members "
                    "unavailable, more than RAID%d can lose: %s", a->name,
                    member_set_count (&gone), a->geo.members, a->geo.level,
@@ -293,42 +398,11 @@ check_startable (struct raid_array *a, const struct raid_options *opts,
   for (i = 0; i < a->geo.members; i++)
     unexpected += a->slots[i].state == SLOT_MISSING;
   if (unexpected && !opts->degraded) {
-    list_members (a, true, list, sizeof list);
+    list_roles (a, true, list, sizeof list);
     return refuse (err, errlen, "array %s: %u member%s missing: %s; to "
                    "start it degraded anyway, pass degraded=true (like "
                    "mdadm --run)", a->name, unexpected,
                    unexpected == 1 ? " is" : "s are", list);
-  }
-  return 0;
-}
-
-static int
-open_spares (struct raid_array *a, const struct raid_config *cfg,
-             const struct raid_options *opts, const struct md_superblock *ref,
-             char *err, size_t errlen)
-{
-  unsigned i;
-
-  a->spares = calloc (cfg->nspares ? cfg->nspares : 1, sizeof *a->spares);
-  if (!a->spares)
-    return refuse (err, errlen, "%s", strerror (ENOMEM));
-  for (i = 0; i < cfg->nspares; i++) {
-    struct raid_slot *s = &a->spares[i];
-
-    a->nspares++;
-    if (open_slot (s, &cfg->spares[i], cfg, opts) == -1)
-      return refuse (err, errlen, "%s", strerror (ENOMEM));
-    if (!has_superblock (s)) {
-      array_log (a, RAID_LOG_ERROR, "array %s: spare %s is not usable: %s",
-                 a->name, s->path, s->why);
-      continue;
-    }
-    if (memcmp (s->sb.set_uuid, ref->set_uuid, 16) != 0 ||
-        md_sb_role (&s->sb) != MD_ROLE_SPARE)
-      return refuse (err, errlen, "%s: not a spare of this array (its "
-                     "superblock belongs to '%s', role 0x%x)",
-                     cfg->spares[i].path, s->sb.set_name,
-                     md_sb_role (&s->sb));
   }
   return 0;
 }
@@ -349,8 +423,9 @@ init_runtime (struct raid_array *a, char *err, size_t errlen)
   if (zeros == MAP_FAILED)
     return refuse (err, errlen, "mmap: %s", strerror (errno));
   a->zeros = zeros;
+  a->retired = calloc (4 * RAID_MAX_MEMBERS, sizeof *a->retired);
   a->pool = iopool_new (pool_threads (g->members));
-  if (!a->pool)
+  if (!a->pool || !a->retired)
     return refuse (err, errlen, "%s", strerror (ENOMEM));
   return 0;
 }
@@ -364,75 +439,91 @@ warn_controllers (struct raid_array *a, const struct raid_config *cfg)
     array_log (a, RAID_LOG_ERROR, "array %s: warning: %s", a->name, why);
 }
 
-/* Members the superblocks still count on but that are not there are
+/* Roles the superblocks still count on but that are not there are
  * written off now, so a stale copy can never come back unnoticed. */
 static void
 record_missing (struct raid_array *a)
 {
   char list[1024];
   unsigned i;
+  bool changed = false;
 
-  list_members (a, false, list, sizeof list);
+  list_roles (a, false, list, sizeof list);
   if (!list[0])
     return;
-  array_log (a, RAID_LOG_ERROR, "array %s: running degraded without %s",
-             a->name, list);
+  array_log (a, RAID_LOG_ERROR, "array %s: running degraded: %s", a->name,
+             list);
+  array_event (a, RAID_EVENT_DEGRADED_ARRAY, -1, list);
   for (i = 0; i < a->geo.members; i++)
-    if (a->slots[i].state != SLOT_ACTIVE)
+    if (a->slots[i].state == SLOT_MISSING) {
       array_record_faulty (a, i);
-  if (!a->readonly)
+      changed = true;
+    }
+  if (changed && !a->readonly)
     array_write_superblocks (a);
+}
+
+/* Where a resync stopped: md's resync_offset, in sync units. */
+static uint64_t
+resync_front (const struct raid_array *a, const struct md_superblock *ref)
+{
+  uint64_t unit_sectors = a->geo.unit_bytes / 512;
+
+  if (ref->resync_offset_sectors == MD_RESYNC_CLEAN)
+    return a->ops->sync_units (a);
+  return ref->resync_offset_sectors / unit_sectors;
 }
 
 struct raid_array *
 raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
                char *err, size_t errlen)
 {
+  unsigned n = cfg->nmembers + cfg->nspares, i;
   struct raid_array *a = calloc (1, sizeof *a);
+  struct candidate *c = calloc (n, sizeof *c);
   const struct md_superblock *ref;
-  unsigned i;
   int r;
 
-  if (!a || !(a->slots = calloc (cfg->nmembers, sizeof *a->slots))) {
+  if (!a || !c || !(a->slots = calloc (cfg->nmembers, sizeof *a->slots))) {
     free (a);
+    free (c);
     snprintf (err, errlen, "%s", strerror (ENOMEM));
     return NULL;
   }
   stripe_locks_init (&a->locks);
   pthread_mutex_init (&a->sb_lock, NULL);
+  a->replacing = -1;
   a->geo.members = cfg->nmembers;
   a->readonly = opts->readonly;
   a->direct = cfg->direct;
   a->log = opts->log;
+  a->event = opts->event;
   a->log_opaque = opts->log_opaque;
   snprintf (a->name, sizeof a->name, "%s", cfg->name);
-  for (i = 0; i < cfg->nmembers; i++)
-    if (open_slot (&a->slots[i], &cfg->members[i], cfg, opts)) {
+  for (i = 0; i < n; i++) {
+    c[i].spec = i < cfg->nmembers ? &cfg->members[i]
+      : &cfg->spares[i - cfg->nmembers];
+    if (open_candidate (&c[i], cfg, opts)) {
       refuse (err, errlen, "%s", strerror (ENOMEM));
       goto fail;
     }
-  if (check_distinct (a, cfg, err, errlen))
+  }
+  if (check_distinct (c, n, err, errlen))
     goto fail;
-  r = pick_reference (a);
+  r = pick_reference (c, n);
   if (r < 0) {
-    char list[1024];
-    list_members (a, false, list, sizeof list);
-    refuse (err, errlen, "array %s: no member holds a readable md "
-            "superblock: %s; a new array needs 'nbdraid create CONFIG' "
-            "first", a->name, list);
+    refuse (err, errlen, "array %s: no device holds a readable md "
+            "superblock (%s: %s); a new array needs 'nbdraid create "
+            "CONFIG' first", a->name, c[0].spec->path, c[0].s.why);
     goto fail;
   }
-  ref = &a->slots[r].sb;
-  for (i = 0; i < cfg->nmembers; i++) {
-    if (!has_superblock (&a->slots[i]))
-      adopt_reference (&a->slots[i], ref, i);
-    else if (judge_member (a, cfg, i, ref, err, errlen))
-      goto fail;
-  }
-  if (check_geometry (ref, cfg, err, errlen))
+  ref = &c[r].s.sb;
+  snprintf (a->name, sizeof a->name, "%s", ref->set_name);
+  if (check_geometry (ref, cfg, err, errlen) ||
+      place_devices (a, cfg, c, n, ref, err, errlen) ||
+      keep_the_rest (a, c, n, ref))
     goto fail;
 
-  snprintf (a->name, sizeof a->name, "%s", ref->set_name);
   a->geo.level = ref->level;
   a->geo.layout = ref->layout;
   a->geo.chunk_bytes = (uint64_t) ref->chunk_sectors * 512;
@@ -440,16 +531,24 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
   if (geometry_init (&a->geo, err, errlen) == -1 ||
       check_data_areas (a, err, errlen) ||
       check_startable (a, opts, err, errlen) ||
-      open_spares (a, cfg, opts, ref, err, errlen) ||
       init_runtime (a, err, errlen))
     goto fail;
   a->ops = a->geo.parity_members ? &parity_level_ops : &copies_level_ops;
-  a->reference = (unsigned) r;
+  for (i = 0; i < a->geo.members; i++)
+    if (a->slots[i].io && a->slots[i].sb.events == ref->events)
+      a->reference = i;
+  a->resync_front = resync_front (a, ref);
   warn_controllers (a, cfg);
   record_missing (a);
+  for (i = 0; i < n; i++)
+    free_slot (&c[i].s);
+  free (c);
   return a;
 
  fail:
+  for (i = 0; i < n; i++)
+    free_slot (&c[i].s);
+  free (c);
   raid_close (a);
   return NULL;
 }
@@ -467,16 +566,13 @@ raid_close (struct raid_array *a)
   stripe_locks_destroy (&a->locks);
   pthread_mutex_destroy (&a->sb_lock);
   parity_free (&a->code);
-  for (i = 0; i < a->geo.members; i++) {
-    member_close (a->slots[i].io);
-    free (a->slots[i].path);
-    free (a->slots[i].controller);
-  }
-  for (i = 0; i < a->nspares; i++) {
-    member_close (a->spares[i].io);
-    free (a->spares[i].path);
-    free (a->spares[i].controller);
-  }
+  for (i = 0; i < a->geo.members; i++)
+    free_slot (&a->slots[i]);
+  for (i = 0; i < a->nspares; i++)
+    free_slot (&a->spares[i]);
+  for (i = 0; i < a->nretired; i++)
+    member_close (a->retired[i]);
+  free (a->retired);
   free (a->slots);
   free (a->spares);
   free (a);

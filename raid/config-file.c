@@ -249,8 +249,19 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     if (parse_bool (value, &cfg->direct) == -1)
       return fail (st, "direct '%s' is not true or false", value);
   }
+  else if (strcmp (name, "socket") == 0) {
+    free (cfg->socket);
+    cfg->socket = resolve_path (st, value);
+  }
+  else if (strcmp (name, "speed-min") == 0 || strcmp (name, "speed-max") == 0) {
+    if (raid_parse_size (value, name[6] == 'i' ? &cfg->speed_min
+                         : &cfg->speed_max) == -1)
+      return fail (st, "%s '%s' is not a size per second (like 10M)", name,
+                   value);
+  }
   else if (strcmp (name, "controllers") == 0) {
     free (cfg->controllers);
+  free (cfg->socket);
     cfg->controllers = strdup (value);
   }
   else if (strcmp (name, "nbd-connections") == 0)
@@ -448,6 +459,7 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   cfg->nbd_connections = 4;
   cfg->nbd_timeout_s = 30;
   cfg->nbd_connect_timeout_s = 10;
+  cfg->speed_min = 10 * 1024 * 1024;
   cfg->file = strdup (file);
   abs = realpath (file, NULL);
   st.fp = fopen (file, "re");
@@ -485,31 +497,6 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   return -1;
 }
 
-void
-raid_config_member_options (const struct raid_config *cfg, bool readonly,
-                            struct member_open_options *mo)
-{
-  *mo = (struct member_open_options) {
-    .readonly = readonly,
-    .direct = cfg->direct,
-    .nbd_connections = cfg->nbd_connections,
-    .nbd_timeout_s = cfg->nbd_timeout_s,
-    .connect_timeout_s = cfg->nbd_connect_timeout_s,
-  };
-}
-
-static void
-free_specs (struct raid_member_spec *specs, unsigned n)
-{
-  unsigned i;
-
-  for (i = 0; i < n; i++) {
-    free (specs[i].path);
-    free (specs[i].controller);
-  }
-  free (specs);
-}
-
 /* The file's lines, each with its newline. */
 static char **
 read_lines (const char *file, size_t *n)
@@ -535,42 +522,171 @@ read_lines (const char *file, size_t *n)
   return lines;
 }
 
+/* Write lines[] to the config file through a temporary and rename. */
+static int
+write_lines (const char *file, char **lines, size_t n, char *err,
+             size_t errlen)
+{
+  char *tmp = NULL;
+  FILE *fp;
+  size_t i;
+
+  if (asprintf (&tmp, "%s.nbdraid-tmp", file) == -1 ||
+      !(fp = fopen (tmp, "we"))) {
+    snprintf (err, errlen, "%s: %s", file, strerror (errno));
+    free (tmp);
+    return -1;
+  }
+  for (i = 0; i < n; i++)
+    fputs (lines[i], fp);
+  if (fclose (fp) != 0 || rename (tmp, file) == -1) {
+    snprintf (err, errlen, "%s: %s", file, strerror (errno));
+    unlink (tmp);
+    free (tmp);
+    return -1;
+  }
+  free (tmp);
+  return 0;
+}
+
+static void
+free_lines (char **lines, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    free (lines[i]);
+  free (lines);
+}
+
+void
+raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
+{
+  const char *rt = getenv ("XDG_RUNTIME_DIR");
+
+  if (cfg->socket)
+    snprintf (buf, len, "%s", cfg->socket);
+  else if (geteuid () == 0)
+    snprintf (buf, len, "/run/nbdraid/%s.sock", cfg->name);
+  else if (rt && *rt)
+    snprintf (buf, len, "%s/nbdraid/%s.sock", rt, cfg->name);
+  else
+    snprintf (buf, len, "/tmp/nbdraid-%u/%s.sock", (unsigned) geteuid (),
+              cfg->name);
+}
+
+int
+raid_config_add_spare (const struct raid_config *cfg, const char *path,
+                       char *err, size_t errlen)
+{
+  size_t n = 0;
+  char **lines = read_lines (cfg->file, &n), **grown, *line;
+  int r = -1;
+
+  if (!lines || asprintf (&line, "spare = %s\n", path) == -1) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+    goto out;
+  }
+  grown = realloc (lines, (n + 1) * sizeof *lines);
+  if (!grown) {
+    free (line);
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
+    goto out;
+  }
+  lines = grown;
+  lines[n++] = line;
+  r = write_lines (cfg->file, lines, n, err, errlen);
+ out:
+  free_lines (lines, n);
+  return r;
+}
+
+int
+raid_config_drop_device (const struct raid_config *cfg, const char *path,
+                         char *err, size_t errlen)
+{
+  size_t n = 0, i;
+  char **lines = read_lines (cfg->file, &n), *commented;
+  unsigned j;
+  int r = -1, line = 0;
+
+  if (!lines) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+    return -1;
+  }
+  for (j = 0; j < cfg->nmembers; j++)
+    if (strcmp (cfg->members[j].path, path) == 0)
+      line = cfg->members[j].line;
+  for (j = 0; j < cfg->nspares; j++)
+    if (strcmp (cfg->spares[j].path, path) == 0)
+      line = cfg->spares[j].line;
+  for (i = 0; i < n; i++)
+    if (line == 0 && strstr (lines[i], path) &&
+        strncmp (lines[i] + strspn (lines[i], " \t"), "spare", 5) == 0)
+      line = (int) i + 1;
+  if (line == 0 || (size_t) line > n) {
+    r = 0;                      /* not in the file: nothing to drop */
+    goto out;
+  }
+  if (asprintf (&commented, "# removed by nbdraid: %s", lines[line - 1])
+      == -1)
+    goto out;
+  free (lines[line - 1]);
+  lines[line - 1] = commented;
+  r = write_lines (cfg->file, lines, n, err, errlen);
+ out:
+  free_lines (lines, n);
+  return r;
+}
+
+void
+raid_config_member_options (const struct raid_config *cfg, bool readonly,
+                            struct member_open_options *mo)
+{
+  *mo = (struct member_open_options) {
+    .readonly = readonly,
+    .direct = cfg->direct,
+    .nbd_connections = cfg->nbd_connections,
+    .nbd_timeout_s = cfg->nbd_timeout_s,
+    .connect_timeout_s = cfg->nbd_connect_timeout_s,
+  };
+}
+
+static void
+free_specs (struct raid_member_spec *specs, unsigned n)
+{
+  unsigned i;
+
+  for (i = 0; i < n; i++) {
+    free (specs[i].path);
+    free (specs[i].controller);
+  }
+  free (specs);
+}
+
 int
 raid_config_reorder (struct raid_config *cfg, const unsigned *order,
                      char *err, size_t errlen)
 {
   struct raid_member_spec *specs = malloc (cfg->nmembers * sizeof *specs);
   size_t nlines = 0, i;
-  char **lines = read_lines (cfg->file, &nlines), *tmp = NULL;
-  FILE *fp = NULL;
+  char **lines = read_lines (cfg->file, &nlines), **reordered = NULL;
   unsigned role;
   int r = -1;
 
-  if (!specs || !lines ||
-      asprintf (&tmp, "%s.nbdraid-tmp", cfg->file) == -1) {
+  if (!specs || !lines || !(reordered = calloc (nlines, sizeof *reordered))) {
     snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
-    tmp = NULL;
-    goto out;
-  }
-  fp = fopen (tmp, "we");
-  if (!fp) {
-    snprintf (err, errlen, "%s: %s", tmp, strerror (errno));
     goto out;
   }
   /* Role r's line now says what member order[r]'s line said. */
   for (i = 0; i < nlines; i++) {
-    const char *text = lines[i];
+    reordered[i] = lines[i];
     for (role = 0; role < cfg->nmembers; role++)
       if ((size_t) cfg->members[role].line == i + 1)
-        text = lines[cfg->members[order[role]].line - 1];
-    fputs (text, fp);
+        reordered[i] = lines[cfg->members[order[role]].line - 1];
   }
-  if (fclose (fp) != 0 || rename (tmp, cfg->file) == -1) {
-    fp = NULL;
-    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+  if (write_lines (cfg->file, reordered, nlines, err, errlen) == -1)
     goto out;
-  }
-  fp = NULL;
   for (role = 0; role < cfg->nmembers; role++) {
     specs[role] = cfg->members[order[role]];
     specs[role].line = cfg->members[role].line;
@@ -578,14 +694,8 @@ raid_config_reorder (struct raid_config *cfg, const unsigned *order,
   memcpy (cfg->members, specs, cfg->nmembers * sizeof *specs);
   r = 0;
  out:
-  if (fp) {
-    fclose (fp);
-    unlink (tmp);
-  }
-  for (i = 0; i < nlines; i++)
-    free (lines[i]);
-  free (lines);
-  free (tmp);
+  free_lines (lines, nlines);
+  free (reordered);
   free (specs);
   return r;
 }
@@ -596,6 +706,7 @@ raid_config_free (struct raid_config *cfg)
   free (cfg->file);
   free (cfg->name);
   free (cfg->controllers);
+  free (cfg->socket);
   free_specs (cfg->members, cfg->nmembers);
   free_specs (cfg->spares, cfg->nspares);
   memset (cfg, 0, sizeof *cfg);

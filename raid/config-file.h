@@ -32,6 +32,9 @@ struct raid_config {
   uint64_t chunk_bytes;         /* 0 for RAID1 */
   bool direct;
   char *controllers;            /* declared names, or NULL: any */
+  char *socket;                 /* control socket, or NULL: the default */
+  uint64_t speed_min;           /* background work, bytes per second */
+  uint64_t speed_max;           /* 0: unlimited */
   unsigned nbd_connections;
   unsigned nbd_timeout_s;
   unsigned nbd_connect_timeout_s;
@@ -54,6 +57,20 @@ void raid_config_free (struct raid_config *cfg);
  * in that order (atomically) and reorder cfg->members to match. */
 int raid_config_reorder (struct raid_config *cfg, const unsigned *order,
                          char *err, size_t errlen);
+
+/* The control socket: [array] socket, or /run/nbdraid/NAME.sock for
+ * root and $XDG_RUNTIME_DIR/nbdraid/NAME.sock (or /tmp/nbdraid-UID/)
+ * for others.  Writes it into buf. */
+void raid_config_socket_path (const struct raid_config *cfg, char *buf,
+                              size_t len);
+
+/* Add a "spare = PATH" line to the config file, or comment out the line
+ * naming PATH: the server keeps the config in step with nbdraid add and
+ * remove.  0, or -1 with err. */
+int raid_config_add_spare (const struct raid_config *cfg, const char *path,
+                           char *err, size_t errlen);
+int raid_config_drop_device (const struct raid_config *cfg, const char *path,
+                             char *err, size_t errlen);
 
 struct member_open_options;
 /* How the config says members are opened. */

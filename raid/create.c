@@ -274,45 +274,6 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   return r;
 }
 
-/* Make every stripe consistent through the engine itself. */
-static int
-initial_sync (struct creation *c)
-{
-  struct raid_options ao = { .log = c->opts->log,
-    .log_opaque = c->opts->log_opaque };
-  struct raid_array *a = raid_assemble (c->cfg, &ao, c->err, c->errlen);
-  uint64_t total, done, step;
-  int r = -1;
-
-  if (!a)
-    return -1;
-  if (raid_start (a) == -1) {
-    refuse (c, "starting I/O threads: %s", strerror (errno));
-    goto out;
-  }
-  total = raid_sync_units (a);
-  step = total / 100 + 1;
-  for (done = 0; done < total; done += step) {
-    if (step > total - done)
-      step = total - done;
-    if (raid_sync (a, done, step) == -1) {
-      refuse (c, "initial sync failed at unit %" PRIu64 ": %s", done,
-              strerror (errno));
-      goto out;
-    }
-    if (c->opts->progress)
-      c->opts->progress (c->opts->log_opaque, done + step, total);
-  }
-  if (raid_update_superblocks (a, true) == -1) {
-    refuse (c, "marking the array clean: %s", strerror (errno));
-    goto out;
-  }
-  r = 0;
- out:
-  raid_close (a);
-  return r;
-}
-
 int
 raid_create (struct raid_config *cfg,
              const struct raid_create_options *opts, char *err,
@@ -320,6 +281,7 @@ raid_create (struct raid_config *cfg,
 {
   struct creation c = { .cfg = cfg, .opts = opts, .err = err,
     .errlen = errlen, .n = cfg->nmembers + cfg->nspares };
+  /* The server resyncs in the background what is not clean. */
   bool needs_sync = !opts->assume_clean && cfg->level != 0;
   struct raid_geometry g;
   uint64_t data_offset;
@@ -332,12 +294,6 @@ raid_create (struct raid_config *cfg,
   if (open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
       plan_controllers (&c, &g) ||
       write_superblocks (&c, &g, data_offset, !needs_sync))
-    goto out;
-  for (i = 0; i < c.n; i++) {
-    member_close (c.members[i]);
-    c.members[i] = NULL;
-  }
-  if (needs_sync && initial_sync (&c) == -1)
     goto out;
   r = 0;
  out:

@@ -54,3 +54,53 @@ geometry_unit_places (const struct raid_geometry *g, uint64_t unit,
     return raid10_places (g, unit, places);
   }
 }
+
+/* md's raid10_find_virt() with the original far-set layout. */
+static uint64_t
+raid10_unit_at (const struct raid_geometry *g, unsigned disk, uint64_t mu)
+{
+  uint64_t chunk;
+
+  if (g->far_offset) {
+    unsigned fc = mu % g->far;
+    chunk = mu / g->far;
+    disk = (disk + g->members - (fc * g->near) % g->members) % g->members;
+  }
+  else {
+    while (mu >= g->far_stride_units) {
+      mu -= g->far_stride_units;
+      disk = (disk + g->members - g->near % g->members) % g->members;
+    }
+    chunk = mu;
+  }
+  return (chunk * g->members + disk) / g->near;
+}
+
+bool
+geometry_unit_at (const struct raid_geometry *g, unsigned disk,
+                  uint64_t member_unit, uint64_t *unit)
+{
+  struct place places[RAID_MAX_MEMBERS];
+  uint64_t units = (g->array_bytes + g->unit_bytes - 1) / g->unit_bytes;
+  unsigned i, n;
+
+  switch (g->level) {
+  case 0:
+    *unit = member_unit * g->members + disk;
+    break;
+  case 1:
+    *unit = member_unit;
+    break;
+  default:
+    *unit = raid10_unit_at (g, disk, member_unit);
+  }
+  if (*unit >= units)
+    return false;
+  /* The place must really hold the unit: near copies that wrap, and
+   * member space past the array, map to nothing. */
+  n = geometry_unit_places (g, *unit, places);
+  for (i = 0; i < n; i++)
+    if (places[i].disk == disk && places[i].member_unit == member_unit)
+      return true;
+  return false;
+}

@@ -79,6 +79,12 @@ unsigned geometry_min_members (int level, uint32_t layout);
 unsigned geometry_unit_places (const struct raid_geometry *g, uint64_t unit,
                                struct place *places);
 
+/* Copies family, the other way: which array unit member `disk` holds at
+ * member unit `member_unit` (md's raid10_find_virt).  False if that
+ * place holds no unit (space past the end of the array). */
+bool geometry_unit_at (const struct raid_geometry *g, unsigned disk,
+                       uint64_t member_unit, uint64_t *unit);
+
 /* Parity family (RAID5, RAID6): the members of stripe `stripe`.  Array
  * unit u belongs to stripe u / data_members, data index u % data_members,
  * and sits at member unit `stripe` on its disk. */

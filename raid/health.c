@@ -55,25 +55,60 @@ array_record_faulty (struct raid_array *a, unsigned m)
     a->spares[i].sb.dev_roles[dev] = MD_ROLE_FAULTY;
 }
 
-/* Mark m faulty; true if it was active until now.  Called with sb_lock
- * held. */
+/* Move a device from active or recovering to faulty; false if it was
+ * neither. */
+static bool
+mark_faulty (struct raid_slot *s)
+{
+  int old = slot_state (s);
+
+  do
+    if (old != SLOT_ACTIVE && old != SLOT_RECOVERING)
+      return false;
+  while (!__atomic_compare_exchange_n (&s->state, &old, SLOT_FAULTY, false,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+  return true;
+}
+
+/* A replacement being built failed: drop it, the original serves on. */
+static bool
+take_out_spare (struct raid_array *a, unsigned index, const char *why)
+{
+  struct raid_slot *s = array_slot (a, index);
+
+  if (!mark_faulty (s))
+    return false;
+  snprintf (s->why, sizeof s->why, "%s", why);
+  array_log (a, RAID_LOG_ERROR, "array %s: %s failed: %s; not using it",
+             a->name, s->path, why);
+  /* The job sees the replacement faulty and gives up on it. */
+  return true;
+}
+
+/* Mark role m faulty; true if it was in use until now.  Called with
+ * sb_lock held. */
 static bool
 take_out (struct raid_array *a, unsigned m, const char *why)
 {
-  struct raid_slot *s = &a->slots[m];
+  struct raid_slot *s;
   struct member_set gone;
 
-  if (__atomic_exchange_n (&s->state, SLOT_FAULTY, __ATOMIC_ACQ_REL) !=
-      SLOT_ACTIVE)
+  if (m >= a->geo.members)
+    return take_out_spare (a, m, why);
+  s = &a->slots[m];
+  if (!mark_faulty (s))
     return false;
   snprintf (s->why, sizeof s->why, "%s", why);
   array_record_faulty (a, m);
   array_unavailable (a, &gone);
+  array_event (a, RAID_EVENT_FAIL, (int) m, why);
   if (array_alive_without (a, &gone)) {
     array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s) failed: %s; "
                "running degraded without it", a->name, m, s->path, why);
+    array_event (a, RAID_EVENT_DEGRADED_ARRAY, (int) m, "");
     return true;
   }
+  array_event (a, RAID_EVENT_FAILED_ARRAY, (int) m, "");
   array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s) failed: %s; the "
              "array has lost more members than it tolerates and fails every "
              "request with EIO", a->name, m, s->path, why);
@@ -98,15 +133,30 @@ write_one (struct raid_slot *s, uint64_t events, uint64_t now)
 {
   s->sb.events = events;
   s->sb.utime = now;
+  /* md v1.2: recovery_offset says how far a rebuilt device is valid. */
+  if (slot_state (s) == SLOT_RECOVERING) {
+    s->sb.feature_map |= MD_FEATURE_RECOVERY_OFFSET;
+    s->sb.recovery_offset_sectors = slot_front (s) / 512;
+  }
+  else {
+    s->sb.feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;
+    s->sb.recovery_offset_sectors = 0;
+  }
   if (md_sb_write (s->io, &s->sb) == -1 || s->io->ops->flush (s->io) == -1)
     return -1;
   return 0;
 }
 
+static bool
+in_use (const struct raid_slot *s)
+{
+  return slot_state (s) == SLOT_ACTIVE || slot_state (s) == SLOT_RECOVERING;
+}
+
 /* With sb_lock held.  A member whose superblock cannot be written fails
  * too, which changes the roles: go round again until all writes work. */
-static int
-write_superblocks_locked (struct raid_array *a)
+int
+array_write_superblocks_locked (struct raid_array *a)
 {
   uint64_t events = max_events (a) + 1, now = md_time_now ();
   char why[160];
@@ -119,7 +169,7 @@ write_superblocks_locked (struct raid_array *a)
     again = false;
     for (i = 0; i < a->geo.members; i++) {
       struct raid_slot *s = &a->slots[i];
-      if (slot_state (s) != SLOT_ACTIVE || write_one (s, events, now) == 0)
+      if (!in_use (s) || write_one (s, events, now) == 0)
         continue;
       snprintf (why, sizeof why, "superblock write: %s", strerror (errno));
       again |= take_out (a, i, why);
@@ -127,10 +177,9 @@ write_superblocks_locked (struct raid_array *a)
   }
   for (i = 0; i < a->nspares; i++) {
     struct raid_slot *s = &a->spares[i];
-    if (slot_state (s) == SLOT_ACTIVE && write_one (s, events, now) == -1) {
-      array_log (a, RAID_LOG_ERROR, "array %s: spare %s: superblock write: "
-                 "%s; not using it", a->name, s->path, strerror (errno));
-      __atomic_store_n (&s->state, SLOT_FAULTY, __ATOMIC_RELEASE);
+    if (in_use (s) && write_one (s, events, now) == -1) {
+      snprintf (why, sizeof why, "superblock write: %s", strerror (errno));
+      take_out_spare (a, a->geo.members + i, why);
     }
   }
   return array_check_alive (a);
@@ -142,7 +191,7 @@ array_write_superblocks (struct raid_array *a)
   int r;
 
   pthread_mutex_lock (&a->sb_lock);
-  r = write_superblocks_locked (a);
+  r = array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
   return r;
 }
@@ -152,7 +201,7 @@ array_fail_member (struct raid_array *a, unsigned m, const char *why)
 {
   pthread_mutex_lock (&a->sb_lock);
   if (take_out (a, m, why))
-    write_superblocks_locked (a);
+    array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
 }
 
@@ -161,8 +210,8 @@ describe_op (const struct raid_array *a, const struct io_op *op, char *buf,
              size_t len)
 {
   snprintf (buf, len, "%s at %" PRIu64 ": %s", io_kind_name (op->kind),
-            a->slots[op->member].data_offset_bytes + op->off,
-            strerror (op->err));
+            array_slot ((struct raid_array *) a, op->member)->data_offset_bytes
+            + op->off, strerror (op->err));
 }
 
 int
@@ -205,7 +254,7 @@ array_read_failed (struct raid_array *a, const struct io_op *op,
   array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s; "
              "reconstructing from the other members and rewriting it",
              a->name, op->member, a->slots[op->member].path, what);
-  if (slot_state (&a->slots[op->member]) == SLOT_ACTIVE)
+  if (in_use (&a->slots[op->member]))
     member_set_add (repair, op->member);
 }
 
@@ -218,7 +267,7 @@ array_settle_repairs (struct raid_array *a, struct io_batch *b)
 
   for (i = 0; i < b->n; i++) {
     const struct io_op *op = &b->ops[i];
-    struct raid_slot *s = &a->slots[op->member];
+    struct raid_slot *s = array_slot (a, op->member);
 
     if (op->err == 0) {
       __atomic_add_fetch (&s->sb.cnt_corrected_read, 1, __ATOMIC_RELAXED);

@@ -21,7 +21,7 @@ io_batch_reset (struct io_batch *b)
   size_t i;
 
   b->n = 0;
-  for (i = 0; i < RAID_MAX_MEMBERS; i++)
+  for (i = 0; i < 2 * RAID_MAX_MEMBERS; i++)
     b->last[i] = IO_NONE;
 }
 

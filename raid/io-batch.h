@@ -16,7 +16,7 @@ enum io_kind { IO_READ, IO_WRITE, IO_ZERO, IO_FLUSH };
 
 struct io_op {
   enum io_kind kind;
-  unsigned member;              /* role index in the array */
+  unsigned member;              /* role, or members + spare index */
   uint64_t off;                 /* byte offset in the member's data area */
   uint64_t len;
   void *buf;                    /* IO_READ / IO_WRITE */
@@ -28,7 +28,8 @@ struct io_op {
 struct io_batch {
   struct io_op *ops;
   size_t n, cap;
-  size_t last[RAID_MAX_MEMBERS]; /* each member's latest op, or IO_NONE */
+  /* each member's latest op, or IO_NONE (roles, then spares) */
+  size_t last[2 * RAID_MAX_MEMBERS];
 };
 
 void io_batch_init (struct io_batch *b);

@@ -1,8 +1,10 @@
 /* nbdraid: reads and writes for the copies family (RAID0, RAID1, RAID10).
  *
  * Every array unit lives in one or more places; a write goes to all of
- * them, a read to the least busy one.  No parity, so zeroing is a
- * member zero (hole punch) on every copy.
+ * them that are in use, a read to the least busy one.  No parity, so
+ * zeroing is a member zero (hole punch) on every copy.  Where a read
+ * fails, the other copies are read instead and the failed range is
+ * rewritten from them (md's read-error repair).
  */
 #include <config.h>
 
@@ -13,35 +15,69 @@
 
 #include "array.h"
 
+/* Bytes of units handled per sync, check or rebuild round: big enough
+ * for sequential member I/O, small enough to bound memory. */
+#define WINDOW_BYTES (8 * 1024 * 1024)
+
 static uint64_t
 copies_lock_key (const struct raid_array *a, uint64_t unit)
 {
   return unit;
 }
 
-/* The least loaded copy not in gone; ties rotate with the unit so single
- * small reads spread over the copies too.  NULL if every copy is gone. */
+static uint64_t
+array_units (const struct raid_array *a)
+{
+  return (a->geo.array_bytes + a->geo.unit_bytes - 1) / a->geo.unit_bytes;
+}
+
+/* Bytes of unit u (the last one may be short, for RAID1). */
+static uint64_t
+unit_len (const struct raid_array *a, uint64_t u)
+{
+  uint64_t left = a->geo.array_bytes - u * a->geo.unit_bytes;
+  return left < a->geo.unit_bytes ? left : a->geo.unit_bytes;
+}
+
+static bool
+place_usable (const struct raid_array *a, const struct members_view *v,
+              const struct member_set *bad, const struct place *p,
+              uint64_t end_within)
+{
+  return !member_set_has (bad, p->disk) &&
+    view_usable (v, p->disk, p->member_unit * a->geo.unit_bytes + end_within);
+}
+
+/* The least loaded usable copy; ties rotate with the unit so single
+ * small reads spread over the copies too.  Units the initial sync has
+ * not reached are read from their first copy only, as md does, so two
+ * reads never disagree.  NULL if no copy is usable. */
 static const struct place *
-pick_copy (const struct place *places, unsigned n, uint64_t unit,
-           const unsigned *load, const struct member_set *gone)
+pick_copy (const struct raid_array *a, const struct members_view *v,
+           const struct member_set *bad, const struct place *places,
+           unsigned n, uint64_t unit, uint64_t end_within,
+           const unsigned *load)
 {
   const struct place *best = NULL;
   unsigned i;
 
+  if (unit >= __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) &&
+      place_usable (a, v, bad, &places[0], end_within))
+    return &places[0];
   for (i = 0; i < n; i++) {
     const struct place *p = &places[(unit + i) % n];
-    if (!member_set_has (gone, p->disk) &&
+    if (place_usable (a, v, bad, p, end_within) &&
         (!best || load[p->disk] < load[best->disk]))
       best = p;
   }
   return best;
 }
 
-/* Plan reads of [offset, offset+count) from copies outside gone. */
+/* Plan reads of [offset, offset+count) from usable copies. */
 static int
 plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
-            uint64_t offset, const struct member_set *gone,
-            struct io_batch *b)
+            uint64_t offset, const struct members_view *v,
+            const struct member_set *bad, struct io_batch *b)
 {
   const struct raid_geometry *g = &a->geo;
   struct place places[RAID_MAX_MEMBERS];
@@ -51,16 +87,17 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
     uint64_t unit = offset / g->unit_bytes, within = offset % g->unit_bytes;
     uint64_t len = g->unit_bytes - within;
     unsigned n = geometry_unit_places (g, unit, places);
-    const struct place *p = pick_copy (places, n, unit, load, gone);
+    const struct place *p;
 
+    if (len > count)
+      len = count;
+    p = pick_copy (a, v, bad, places, n, unit, within + len, load);
     if (!p) {
       array_log (a, RAID_LOG_ERROR, "array %s: no readable copy left of "
                  "array offset %" PRIu64, a->name, offset);
       errno = EIO;
       return -1;
     }
-    if (len > count)
-      len = count;
     load[p->disk]++;
     if (io_batch_add (b, IO_READ, p->disk,
                       p->member_unit * g->unit_bytes + within, len, buf))
@@ -72,16 +109,14 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
   return 0;
 }
 
-/* Read from the least busy copies; where a read fails, read the other
- * copies instead and then rewrite the failed range from what they said
- * (md's read-error repair). */
 static int
 copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
              uint64_t offset)
 {
   uint64_t first = offset / a->geo.unit_bytes;
   uint64_t last = (offset + count - 1) / a->geo.unit_bytes;
-  struct member_set gone, repair = { { 0 } };
+  struct member_set bad = { { 0 } }, repair = { { 0 } };
+  struct members_view v;
   struct io_batch b, fix;
   size_t i;
   int r = -1;
@@ -89,16 +124,16 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   io_batch_init (&b);
   io_batch_init (&fix);
   array_lock_units (a, first, last, false);
-  array_unavailable (a, &gone);
+  array_view (a, &v);
   for (;;) {
     io_batch_reset (&b);
-    if (plan_reads (a, buf, count, offset, &gone, &b))
+    if (plan_reads (a, buf, count, offset, &v, &bad, &b))
       goto out;
     if (array_run (a, &b) == 0)
       break;
     for (i = 0; i < b.n; i++)
       if (b.ops[i].err) {
-        array_read_failed (a, &b.ops[i], &gone, &repair);
+        array_read_failed (a, &b.ops[i], &bad, &repair);
         if (member_set_has (&repair, b.ops[i].member) &&
             io_batch_add (&fix, IO_WRITE, b.ops[i].member, b.ops[i].off,
                           b.ops[i].len, b.ops[i].buf))
@@ -118,7 +153,7 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   return r;
 }
 
-/* Write every copy that is still in the array. */
+/* Write every copy in use (and a replacement being built). */
 static int
 copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
               uint64_t offset)
@@ -127,13 +162,14 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   struct place places[RAID_MAX_MEMBERS];
   uint64_t first = offset / g->unit_bytes;
   uint64_t last = (offset + count - 1) / g->unit_bytes;
-  struct member_set gone;
+  struct member_set none = { { 0 } };
+  struct members_view v;
   struct io_batch b;
   int r = -1;
 
   io_batch_init (&b);
   array_lock_units (a, first, last, true);
-  array_unavailable (a, &gone);
+  array_view (a, &v);
   while (count > 0) {
     uint64_t unit = offset / g->unit_bytes, within = offset % g->unit_bytes;
     uint64_t len = g->unit_bytes - within;
@@ -142,10 +178,10 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
     if (len > count)
       len = count;
     for (i = 0; i < n; i++)
-      if (!member_set_has (&gone, places[i].disk) &&
-          io_batch_add (&b, buf ? IO_WRITE : IO_ZERO, places[i].disk,
-                        places[i].member_unit * g->unit_bytes + within, len,
-                        (void *) buf))
+      if (place_usable (a, &v, &none, &places[i], within + len) &&
+          view_add_write (&v, &b, buf ? IO_WRITE : IO_ZERO, places[i].disk,
+                          places[i].member_unit * g->unit_bytes + within,
+                          len, (void *) buf))
         goto out;
     if (buf)
       buf += len;
@@ -160,7 +196,7 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   return r;
 }
 
-/* The first copy that is still active (or the first, if none is). */
+/* The first copy in use (or the first, if none is). */
 static void
 copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
                uint64_t *member_off)
@@ -178,85 +214,193 @@ copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
 static uint64_t
 copies_sync_units (const struct raid_array *a)
 {
-  return a->geo.copies > 1 ?
-    (a->geo.array_bytes + a->geo.unit_bytes - 1) / a->geo.unit_bytes : 0;
+  return array_units (a);
 }
 
-/* Copy a window: a failed read stops the sync (there is no other copy
- * to trust), a failed write fails that member. */
-static int
-sync_window (struct raid_array *a, struct io_batch *reads,
-             struct io_batch *writes)
+/* The first copy of unit places[] a round may read, or n if none. */
+static unsigned
+first_usable (const struct raid_array *a, const struct members_view *v,
+              const struct place *places, unsigned n, uint64_t len)
 {
-  size_t i;
+  struct member_set none = { { 0 } };
+  unsigned c;
 
-  if (array_run (a, reads)) {
-    for (i = 0; i < reads->n; i++)
-      if (reads->ops[i].err)
-        array_log (a, RAID_LOG_ERROR, "array %s: sync: member %u (%s): "
-                   "pread at %" PRIu64 ": %s", a->name, reads->ops[i].member,
-                   a->slots[reads->ops[i].member].path,
-                   reads->ops[i].off, strerror (reads->ops[i].err));
-    errno = EIO;
-    return -1;
-  }
-  array_run (a, writes);
-  return array_settle_writes (a, writes);
+  for (c = 0; c < n; c++)
+    if (place_usable (a, v, &none, &places[c], len))
+      break;
+  return c;
 }
 
-/* Bytes of units handled per sync round: big enough for sequential
- * member I/O, small enough to bound memory. */
-#define SYNC_WINDOW_BYTES (8 * 1024 * 1024)
+/* One round of resync or check over units [u, u+n): with sync, the
+ * first usable copy of each unit is written over the others; with
+ * check, every usable copy is read and 4K pages that differ from the
+ * first are counted (and with repair, rewritten from it). */
+static int
+copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
+              bool repair, uint64_t *mismatches)
+{
+  const struct raid_geometry *g = &a->geo;
+  struct place places[RAID_MAX_MEMBERS];
+  struct member_set none = { { 0 } };
+  struct members_view v;
+  struct io_batch reads, writes;
+  uint8_t *buf, *bufs[RAID_MAX_MEMBERS];
+  uint64_t i;
+  unsigned c, src, np;
+  int r = -1;
 
-/* Copy the first copy of each unit over the others, a window of units
- * at a time: one parallel batch of reads, then one of writes. */
+  buf = parity_buffers_alloc (g->copies, n * g->unit_bytes, a->direct, bufs);
+  if (!buf)
+    return -1;
+  io_batch_init (&reads);
+  io_batch_init (&writes);
+  array_lock_units (a, u, u + n - 1, true);
+  array_view (a, &v);
+  for (i = 0; i < n; i++) {
+    uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes;
+
+    np = geometry_unit_places (g, u + i, places);
+    src = first_usable (a, &v, places, np, len);
+    for (c = src; c < np; c++)
+      if ((c == src || !sync) &&
+          place_usable (a, &v, &none, &places[c], len) &&
+          io_batch_add (&reads, IO_READ, places[c].disk,
+                        places[c].member_unit * g->unit_bytes, len,
+                        bufs[c] + off))
+        goto out;
+  }
+  if (array_run (a, &reads)) {
+    errno = EIO;
+    goto out;
+  }
+  for (i = 0; i < n; i++) {
+    uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes, p;
+
+    np = geometry_unit_places (g, u + i, places);
+    src = first_usable (a, &v, places, np, len);
+    for (c = src + 1; c < np; c++) {
+      bool differs = false;
+      if (!place_usable (a, &v, &none, &places[c], len))
+        continue;
+      for (p = 0; !sync && p < len; p += 4096) {
+        uint64_t plen = len - p < 4096 ? len - p : 4096;
+        if (memcmp (bufs[src] + off + p, bufs[c] + off + p, plen) != 0) {
+          *mismatches += (plen + 511) / 512;
+          differs = true;
+        }
+      }
+      if ((sync || (repair && differs)) &&
+          view_add_write (&v, &writes, IO_WRITE, places[c].disk,
+                          places[c].member_unit * g->unit_bytes, len,
+                          bufs[src] + off))
+        goto out;
+    }
+  }
+  array_run (a, &writes);
+  r = array_settle_writes (a, &writes);
+ out:
+  array_unlock_units (a, u, u + n - 1);
+  io_batch_free (&reads);
+  io_batch_free (&writes);
+  parity_buffers_free (buf);
+  return r;
+}
+
+static uint64_t
+window_units (const struct raid_array *a)
+{
+  uint64_t w = WINDOW_BYTES / a->geo.unit_bytes / a->geo.copies;
+  return w ? w : 1;
+}
+
 static int
 copies_sync (struct raid_array *a, uint64_t first, uint64_t n)
 {
+  uint64_t u, w, ignored = 0;
+
+  for (u = first; u < first + n; u += w) {
+    w = first + n - u < window_units (a) ? first + n - u : window_units (a);
+    if (copies_round (a, u, w, true, false, &ignored))
+      return -1;
+  }
+  return 0;
+}
+
+static int
+copies_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
+              uint64_t *mismatches)
+{
+  uint64_t u, w;
+
+  for (u = first; u < first + n; u += w) {
+    w = first + n - u < window_units (a) ? first + n - u : window_units (a);
+    if (copies_round (a, u, w, false, repair, mismatches))
+      return -1;
+  }
+  return 0;
+}
+
+/* What member m should hold at [off, off+len): each of its units read
+ * from another copy; space that holds no unit reads as zeros. */
+static int
+copies_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
+                    uint64_t len, const struct member_set *gone,
+                    uint8_t *out)
+{
   const struct raid_geometry *g = &a->geo;
-  uint64_t window = SYNC_WINDOW_BYTES / g->unit_bytes, u, w;
   struct place places[RAID_MAX_MEMBERS];
-  struct io_batch reads, writes;
-  uint8_t *buf;
-  int r = 0;
+  struct members_view v;
+  struct io_batch b;
+  uint64_t mu, unit;
+  int r = -1;
 
-  if (window == 0)
-    window = 1;
-  if (posix_memalign ((void **) &buf, 4096, window * g->unit_bytes) != 0) {
-    errno = ENOMEM;
-    return -1;
-  }
-  io_batch_init (&reads);
-  io_batch_init (&writes);
-  for (u = first; u < first + n && r == 0; u += w) {
-    uint64_t i;
+  array_view (a, &v);
+  io_batch_init (&b);
+  for (mu = off / g->unit_bytes; mu <= (off + len - 1) / g->unit_bytes;
+       mu++) {
+    uint64_t lo = mu * g->unit_bytes > off ? mu * g->unit_bytes : off;
+    uint64_t hi = (mu + 1) * g->unit_bytes < off + len
+      ? (mu + 1) * g->unit_bytes : off + len;
+    unsigned n, i;
 
-    w = first + n - u < window ? first + n - u : window;
-    io_batch_reset (&reads);
-    io_batch_reset (&writes);
-    for (i = 0; i < w && r == 0; i++) {
-      uint64_t len = g->array_bytes - (u + i) * g->unit_bytes;
-      unsigned copies = geometry_unit_places (g, u + i, places), c;
-      uint8_t *p = buf + i * g->unit_bytes;
-
-      if (len > g->unit_bytes)
-        len = g->unit_bytes;
-      r = io_batch_add (&reads, IO_READ, places[0].disk,
-                        places[0].member_unit * g->unit_bytes, len, p);
-      for (c = 1; c < copies && r == 0; c++)
-        r = io_batch_add (&writes, IO_WRITE, places[c].disk,
-                          places[c].member_unit * g->unit_bytes, len, p);
+    if (!geometry_unit_at (g, m, mu, &unit)) {
+      memset (out + (lo - off), 0, hi - lo);
+      continue;
     }
-    if (r == 0) {
-      array_lock_units (a, u, u + w - 1, true);
-      r = sync_window (a, &reads, &writes);
-      array_unlock_units (a, u, u + w - 1);
+    n = geometry_unit_places (g, unit, places);
+    for (i = 0; i < n; i++)
+      if (places[i].disk != m && place_usable (a, &v, gone, &places[i],
+                                               hi - mu * g->unit_bytes))
+        break;
+    if (i == n) {
+      errno = EIO;              /* no copy left to rebuild it from */
+      goto out;
     }
+    if (io_batch_add (&b, IO_READ, places[i].disk,
+                      places[i].member_unit * g->unit_bytes +
+                      (lo - mu * g->unit_bytes), hi - lo, out + (lo - off)))
+      goto out;
   }
-  io_batch_free (&reads);
-  io_batch_free (&writes);
-  free (buf);
+  if (array_run (a, &b)) {
+    errno = EIO;
+    goto out;
+  }
+  r = 0;
+ out:
+  io_batch_free (&b);
   return r;
+}
+
+static void
+copies_member_keys (const struct raid_array *a, unsigned m, uint64_t first,
+                    uint64_t last, void (*fn) (void *, uint64_t),
+                    void *opaque)
+{
+  uint64_t mu, unit;
+
+  for (mu = first; mu <= last; mu++)
+    if (geometry_unit_at (&a->geo, m, mu, &unit))
+      fn (opaque, unit);
 }
 
 const struct raid_level_ops copies_level_ops = {
@@ -266,4 +410,7 @@ const struct raid_level_ops copies_level_ops = {
   .locate = copies_locate,
   .sync_units = copies_sync_units,
   .sync = copies_sync,
+  .reconstruct = copies_reconstruct,
+  .member_keys = copies_member_keys,
+  .check = copies_check,
 };

@@ -37,6 +37,7 @@ struct segment {
   unsigned first, last;         /* data indices written in all of the
                                  * column; first > last: none (resync) */
   enum seg_mode mode;
+  struct member_set gone;       /* members not to read for this column */
 };
 
 /* One request, as its segments see it. */
@@ -46,9 +47,22 @@ struct request {
   uint64_t offset, count;
   uint64_t chunk, stripe_bytes;
   bool resync;                  /* recompute parity, write no data */
-  struct member_set gone;       /* members not to read */
+  struct members_view view;     /* members in use, taken under the locks */
+  struct member_set bad;        /* members that failed a read in it */
   struct member_set repair;     /* of those, the ones to rewrite */
 };
+
+/* The members a column of stripe `stripe` ending at `hi` may not use. */
+static void
+column_gone (const struct request *rq, uint64_t stripe, uint64_t hi,
+             struct member_set *gone)
+{
+  unsigned i;
+
+  view_gone (&rq->view, stripe * rq->chunk + hi, gone);
+  for (i = 0; i < sizeof gone->bits / sizeof gone->bits[0]; i++)
+    gone->bits[i] |= rq->bad.bits[i];
+}
 
 static uint64_t
 min64 (uint64_t a, uint64_t b)
@@ -152,8 +166,15 @@ prepare (const struct request *rq, struct segment *s)
   unsigned k = g->data_members, blocks = k + g->parity_members, i, b;
   unsigned rcw_reads = 0, rmw_reads = g->parity_members;
   bool want[RAID_MAX_MEMBERS + 2];
+  /* md: stripes the initial sync has not reached may have parity that
+   * does not match, so never fold a difference into it: recompute it
+   * from the data.  Every stripe a client wrote is then consistent, and
+   * reconstructing it is right even before the sync gets there. */
+  bool synced = s->col.stripe <
+    __atomic_load_n (&rq->a->resync_front, __ATOMIC_ACQUIRE);
 
-  if (stripe_touches (&rq->gone, &s->col, blocks)) {
+  column_gone (rq, s->col.stripe, s->col.hi, &s->gone);
+  if (stripe_touches (&s->gone, &s->col, blocks)) {
     s->mode = SEG_DEGRADED;
     for (b = 0; b < blocks; b++)
       want[b] = true;
@@ -163,7 +184,8 @@ prepare (const struct request *rq, struct segment *s)
     rcw_reads += !fully_written (rq, s, i);
     rmw_reads += written (s, i);
   }
-  s->mode = !rq->resync && rmw_reads < rcw_reads ? SEG_RMW : SEG_RCW;
+  s->mode = !rq->resync && synced && rmw_reads < rcw_reads
+    ? SEG_RMW : SEG_RCW;
   for (i = 0; i < k; i++)
     want[s->col.map.q_coef[i]] = s->mode == SEG_RMW ? written (s, i)
       : !fully_written (rq, s, i);
@@ -180,7 +202,7 @@ add_reads (const struct request *rq, const struct segment *s,
   unsigned k = a->geo.data_members, blk;
 
   if (s->mode != SEG_RCW)
-    return column_add_reads (a, &s->col, &rq->gone, b);
+    return column_add_reads (a, &s->col, &s->gone, b);
   /* Reconstruct-write reads data only; parity is its output. */
   for (blk = 0; blk < k; blk++)
     if (s->col.block[blk] &&
@@ -201,7 +223,7 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
   uint8_t **blk = s->col.block;
 
   if (s->mode == SEG_DEGRADED &&
-      column_recover (a, &s->col, &rq->gone) == -1)
+      column_recover (a, &s->col, &s->gone) == -1)
     return -1;
   for (b = 0; b < k + a->geo.parity_members; b++)
     out[b] = blk[b];
@@ -245,10 +267,12 @@ add_writes (const struct request *rq, struct segment *s,
       fully_written (rq, s, 0) && fully_written (rq, s, k - 1) &&
       w == g->chunk_bytes) {
     for (i = 0; i < g->members; i++)
-      if ((!member_set_has (&rq->gone, i) ||
-           member_set_has (&rq->repair, i)) &&
-          io_batch_add (member_set_has (&rq->repair, i) ? fixes : writes,
-                        IO_ZERO, i, off, w, NULL))
+      if (member_set_has (&rq->repair, i)) {
+        if (io_batch_add (fixes, IO_ZERO, i, off, w, NULL))
+          return -1;
+      }
+      else if (!member_set_has (&s->gone, i) &&
+               view_add_write (&rq->view, writes, IO_ZERO, i, off, w, NULL))
         return -1;
     return 0;
   }
@@ -258,11 +282,12 @@ add_writes (const struct request *rq, struct segment *s,
     unsigned disk = s->col.map.block_disk[b];
     bool fix = member_set_has (&rq->repair, disk);
 
-    if ((member_set_has (&rq->gone, disk) && !fix) ||
+    if ((member_set_has (&s->gone, disk) && !fix) ||
         (b < k && !data_written[b] && !fix))
       continue;
-    if (io_batch_add (fix ? fixes : writes, IO_WRITE, disk, off, w,
-                      (void *) out[b]))
+    if (fix ? io_batch_add (fixes, IO_WRITE, disk, off, w, (void *) out[b])
+        : view_add_write (&rq->view, writes, IO_WRITE, disk, off, w,
+                          (void *) out[b]))
       return -1;
   }
   return 0;
@@ -275,6 +300,22 @@ free_segments (struct segment *segs, unsigned n)
 
   for (i = 0; i < n; i++)
     column_free (&segs[i].col);
+}
+
+/* Can the request still reconstruct everything, with the members that
+ * failed reads in it gone too? */
+static bool
+alive_for (const struct request *rq)
+{
+  struct member_set gone;
+  unsigned i;
+
+  gone = rq->view.gone;
+  for (i = 0; i < rq->view.nrec; i++)
+    member_set_add (&gone, rq->view.rec[i]);
+  for (i = 0; i < sizeof gone.bits / sizeof gone.bits[0]; i++)
+    gone.bits[i] |= rq->bad.bits[i];
+  return array_alive_without (rq->a, &gone);
 }
 
 /* Plan and run the reads of a window, again and again as members fail
@@ -295,9 +336,9 @@ read_window (struct request *rq, struct segment *segs, unsigned n,
       return 0;
     for (i = 0; i < b->n; i++)
       if (b->ops[i].err)
-        array_read_failed (rq->a, &b->ops[i], &rq->gone, &rq->repair);
+        array_read_failed (rq->a, &b->ops[i], &rq->bad, &rq->repair);
     free_segments (segs, n);
-    if (!array_alive_without (rq->a, &rq->gone)) {
+    if (!alive_for (rq)) {
       array_log (rq->a, RAID_LOG_ERROR, "array %s: too many members "
                  "failed to read; cannot reconstruct", rq->a->name);
       errno = EIO;
@@ -422,7 +463,7 @@ request_init (struct request *rq, struct raid_array *a, const uint8_t *buf,
   rq->offset = offset;
   rq->chunk = a->geo.chunk_bytes;
   rq->stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
-  array_unavailable (a, &rq->gone);
+  array_view (a, &rq->view);
 }
 
 static int
@@ -599,16 +640,30 @@ degraded_read_reset (struct degraded_read *d)
   d->ncols = d->npieces = 0;
 }
 
-/* Plan a read: pieces on members outside gone are read directly, the
- * others are reconstructed from their stripe's column. */
+/* What a read may not use in a stripe, for bytes ending at end. */
+static void
+read_gone (const struct members_view *v, const struct member_set *bad,
+           uint64_t member_end, struct member_set *gone)
+{
+  unsigned i;
+
+  view_gone (v, member_end, gone);
+  for (i = 0; i < sizeof gone->bits / sizeof gone->bits[0]; i++)
+    gone->bits[i] |= bad->bits[i];
+}
+
+/* Plan a read: pieces on usable members are read directly, the others
+ * are reconstructed from their stripe's column. */
 static int
 plan_read (struct raid_array *a, uint8_t *buf, uint64_t count,
-           uint64_t offset, const struct member_set *gone,
-           struct io_batch *b, struct degraded_read *d)
+           uint64_t offset, const struct members_view *v,
+           const struct member_set *bad, struct io_batch *b,
+           struct degraded_read *d)
 {
   const uint64_t C = a->geo.chunk_bytes;
   const unsigned dm = a->geo.data_members;
   bool want[RAID_MAX_MEMBERS + 2];
+  struct member_set gone;
   struct stripe_map map;
   uint64_t mapped = UINT64_MAX;
   size_t i;
@@ -623,7 +678,8 @@ plan_read (struct raid_array *a, uint8_t *buf, uint64_t count,
       geometry_stripe_map (&a->geo, stripe, &map);
       mapped = stripe;
     }
-    if (!member_set_has (gone, map.data_disk[idx])) {
+    read_gone (v, bad, stripe * C + within + len, &gone);
+    if (!member_set_has (&gone, map.data_disk[idx])) {
       if (io_batch_add (b, IO_READ, map.data_disk[idx], stripe * C + within,
                         len, buf))
         return -1;
@@ -637,10 +693,13 @@ plan_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   }
   for (blk = 0; blk < column_blocks (a); blk++)
     want[blk] = true;
-  for (i = 0; i < d->ncols; i++)
+  for (i = 0; i < d->ncols; i++) {
+    read_gone (v, bad, column_offset (a, &d->cols[i]) +
+               (d->cols[i].hi - d->cols[i].lo), &gone);
     if (column_alloc (&d->cols[i], a, want) ||
-        column_add_reads (a, &d->cols[i], gone, b))
+        column_add_reads (a, &d->cols[i], &gone, b))
       return -1;
+  }
   return 0;
 }
 
@@ -650,31 +709,34 @@ parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
 {
   const uint64_t C = a->geo.chunk_bytes;
   uint64_t first = offset / C, last = (offset + count - 1) / C;
-  struct member_set gone, repair = { { 0 } };
+  struct member_set bad = { { 0 } }, repair = { { 0 } }, gone;
   struct degraded_read d = { 0 };
-  struct io_batch b, bad;
+  struct members_view v;
+  struct io_batch b, failed;
   size_t i;
+  unsigned m;
   int r = -1;
 
   io_batch_init (&b);
-  io_batch_init (&bad);
+  io_batch_init (&failed);
   array_lock_units (a, first, last, false);
-  array_unavailable (a, &gone);
+  array_view (a, &v);
   for (;;) {
     io_batch_reset (&b);
     degraded_read_reset (&d);
-    if (plan_read (a, buf, count, offset, &gone, &b, &d))
+    if (plan_read (a, buf, count, offset, &v, &bad, &b, &d))
       goto out;
     if (array_run (a, &b) == 0)
       break;
     for (i = 0; i < b.n; i++)
       if (b.ops[i].err) {
-        array_read_failed (a, &b.ops[i], &gone, &repair);
+        array_read_failed (a, &b.ops[i], &bad, &repair);
         if (member_set_has (&repair, b.ops[i].member) &&
-            io_batch_add (&bad, IO_READ, b.ops[i].member, b.ops[i].off,
+            io_batch_add (&failed, IO_READ, b.ops[i].member, b.ops[i].off,
                           b.ops[i].len, NULL))
           goto out;
       }
+    read_gone (&v, &bad, UINT64_MAX, &gone);
     if (!array_alive_without (a, &gone)) {
       array_log (a, RAID_LOG_ERROR, "array %s: too many members failed to "
                  "read; cannot reconstruct", a->name);
@@ -682,22 +744,29 @@ parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
       goto out;
     }
   }
-  for (i = 0; i < d.ncols; i++)
+  for (i = 0; i < d.ncols; i++) {
+    read_gone (&v, &bad, column_offset (a, &d.cols[i]) +
+               (d.cols[i].hi - d.cols[i].lo), &gone);
     if (column_recover (a, &d.cols[i], &gone))
       goto out;
+  }
   for (i = 0; i < d.npieces; i++) {
     const struct rebuilt_piece *p = &d.pieces[i];
     const struct column *c = &d.cols[p->column];
     memcpy (p->buf, c->block[p->block] + (p->within - c->lo), p->len);
   }
-  r = bad.n ? repair_ranges (a, &bad, &gone) : 0;
+  /* Rebuild the failed ranges from every member still fully usable. */
+  read_gone (&v, &bad, UINT64_MAX, &gone);
+  for (m = 0; m < v.nrec; m++)
+    member_set_add (&gone, v.rec[m]);
+  r = failed.n ? repair_ranges (a, &failed, &gone) : 0;
  out:
   array_unlock_units (a, first, last);
   degraded_read_reset (&d);
   free (d.cols);
   free (d.pieces);
   io_batch_free (&b);
-  io_batch_free (&bad);
+  io_batch_free (&failed);
   return r;
 }
 
@@ -732,6 +801,88 @@ parity_sync (struct raid_array *a, uint64_t first, uint64_t n)
   return r;
 }
 
+/* Check (and with repair, rewrite) the parity of stripes
+ * [first, first+n): read every block, recompute P and Q, count the 4K
+ * pages where they differ from what is stored, as md's mismatch_cnt. */
+static int
+parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
+              uint64_t *mismatches)
+{
+  const unsigned k = a->geo.data_members, p = a->geo.parity_members;
+  bool want[RAID_MAX_MEMBERS + 2];
+  struct member_set none = { { 0 } };
+  struct column col;
+  struct io_batch b;
+  uint8_t *stored[2];
+  uint64_t s, page;
+  unsigned blk;
+  int r = 0;
+
+  for (blk = 0; blk < k + p; blk++)
+    want[blk] = true;
+  io_batch_init (&b);
+  for (s = first; s < first + n && r == 0; s++) {
+    uint64_t C = a->geo.chunk_bytes;
+    uint8_t *mem, *bufs[2];
+
+    column_init (&col, a, s, 0, C);
+    mem = parity_buffers_alloc (p, C, a->direct, bufs);
+    io_batch_reset (&b);
+    stripe_lock (&a->locks, s, s, true);
+    if (!mem || column_alloc (&col, a, want) ||
+        column_add_reads (a, &col, &none, &b)) {
+      r = -1;
+      goto next;
+    }
+    if (array_run (a, &b)) {
+      errno = EIO;
+      r = -1;
+      goto next;
+    }
+    /* Stored parity aside; recompute into the column. */
+    for (blk = 0; blk < p; blk++) {
+      stored[blk] = bufs[blk];
+      memcpy (stored[blk], col.block[k + blk], C);
+    }
+    column_encode (a, &col);
+    for (page = 0; page < C; page += COLUMN_ALIGN) {
+      bool differs = false;
+      for (blk = 0; blk < p; blk++)
+        differs |= memcmp (stored[blk] + page, col.block[k + blk] + page,
+                           COLUMN_ALIGN) != 0;
+      *mismatches += differs ? COLUMN_ALIGN / 512 : 0;
+    }
+    if (repair) {
+      io_batch_reset (&b);
+      for (blk = 0; blk < p && r == 0; blk++)
+        r = io_batch_add (&b, IO_WRITE, col.map.block_disk[k + blk],
+                          column_offset (a, &col), C, col.block[k + blk]);
+      if (r == 0) {
+        array_run (a, &b);
+        r = array_settle_writes (a, &b);
+      }
+    }
+  next:
+    stripe_unlock (&a->locks, s, s);
+    column_free (&col);
+    parity_buffers_free (mem);
+  }
+  io_batch_free (&b);
+  return r;
+}
+
+/* Member unit mu of any member is stripe mu: its lock key. */
+static void
+parity_member_keys (const struct raid_array *a, unsigned m, uint64_t first,
+                    uint64_t last, void (*fn) (void *, uint64_t),
+                    void *opaque)
+{
+  uint64_t s;
+
+  for (s = first; s <= last; s++)
+    fn (opaque, s);
+}
+
 const struct raid_level_ops parity_level_ops = {
   .lock_key = parity_lock_key,
   .read = parity_read,
@@ -739,4 +890,7 @@ const struct raid_level_ops parity_level_ops = {
   .locate = parity_locate,
   .sync_units = parity_sync_units,
   .sync = parity_sync,
+  .reconstruct = reconstruct_range,
+  .member_keys = parity_member_keys,
+  .check = parity_check,
 };

@@ -21,13 +21,29 @@ enum raid_log_level { RAID_LOG_DEBUG, RAID_LOG_INFO, RAID_LOG_ERROR };
 typedef void (*raid_log_fn) (void *opaque, enum raid_log_level level,
                              const char *msg);
 
+/* Events, as mdadm --monitor names them. */
+enum raid_event {
+  RAID_EVENT_FAIL,              /* a member failed */
+  RAID_EVENT_DEGRADED_ARRAY,    /* the array runs without a member */
+  RAID_EVENT_FAILED_ARRAY,      /* more lost than the level tolerates */
+  RAID_EVENT_REBUILD_STARTED,   /* recovery (or resync) began */
+  RAID_EVENT_REBUILD_PROGRESS,  /* detail: "20", "40", "60", "80" */
+  RAID_EVENT_REBUILD_FINISHED,
+  RAID_EVENT_SPARE_ACTIVE,      /* a rebuilt member joined the array */
+  RAID_EVENT_CHECK_FINISHED,    /* detail: mismatched sectors */
+};
+const char *raid_event_name (enum raid_event event);
+typedef void (*raid_event_fn) (void *opaque, enum raid_event event,
+                               int member, const char *detail);
+
 struct raid_options {
   bool readonly;
   /* Start even when members the superblocks expect are missing or
    * stale, as long as the level tolerates it (mdadm --run). */
   bool degraded;
   raid_log_fn log;              /* may be NULL */
-  void *log_opaque;
+  raid_event_fn event;          /* may be NULL; from any thread */
+  void *log_opaque;             /* passed to both */
 };
 
 /* Open the members of cfg, read and cross-check their superblocks and
@@ -76,8 +92,83 @@ int raid_sync (struct raid_array *a, uint64_t first, uint64_t n);
  * bumped and the given clean state, and flush them. */
 int raid_update_superblocks (struct raid_array *a, bool clean);
 
+/* Background work: one job at a time.  With no job running,
+ * raid_job_step starts what the array needs by itself: a resync after
+ * an unclean stop (or a fresh create), a recovery onto a spare when a
+ * role is empty, the continuation of a recovery that was cut short. */
+enum raid_job_kind {
+  RAID_JOB_NONE, RAID_JOB_RESYNC, RAID_JOB_RECOVERY, RAID_JOB_CHECK,
+  RAID_JOB_REPAIR, RAID_JOB_REPLACE,
+};
+const char *raid_job_name (enum raid_job_kind kind);
+
+/* Do up to budget bytes of member I/O of background work.  Returns 1
+ * if there is more to do, 0 if there is nothing, -1 on error. */
+int raid_job_step (struct raid_array *a, uint64_t budget);
+/* Start a check (or repair) of every stripe; refused while another job
+ * runs.  0, or -1 with a one-line reason in err. */
+int raid_job_check (struct raid_array *a, bool repair, char *err,
+                    size_t errlen);
+/* Stop a check or repair (mdadm's idle). */
+int raid_job_idle (struct raid_array *a, char *err, size_t errlen);
+/* The current job and how far it is, in bytes of each member. */
+void raid_job_progress (struct raid_array *a, enum raid_job_kind *kind,
+                        uint64_t *done, uint64_t *total);
+/* Client I/O so far, in bytes (background work yields to it). */
+uint64_t raid_client_bytes (const struct raid_array *a);
+
+/* The picture `nbdraid status` draws. */
+enum raid_device_state {
+  RAID_DEV_ACTIVE, RAID_DEV_RECOVERING, RAID_DEV_FAULTY, RAID_DEV_MISSING,
+  RAID_DEV_SPARE, RAID_DEV_REPLACING,
+};
+struct raid_device_status {
+  int role;                     /* -1 outside the roles */
+  enum raid_device_state state;
+  char path[256];
+  char controller[64];
+  char why[256];
+  uint64_t recovered_bytes;     /* RECOVERING, REPLACING */
+  uint32_t corrected_reads;
+  uint64_t events;
+};
+struct raid_status {
+  char name[33];
+  char uuid[36];
+  int level;
+  uint32_t layout;
+  uint64_t chunk_bytes;
+  unsigned members;
+  uint64_t array_bytes, member_bytes;
+  bool failed, clean;
+  uint64_t events;
+  unsigned ndevices;
+  struct raid_device_status dev[2 * RAID_MAX_MEMBERS];
+  enum raid_job_kind job;
+  int job_target;
+  uint64_t job_done, job_total;       /* bytes of each member */
+  uint64_t mismatches;                /* sectors, after check/repair */
+};
+void raid_get_status (struct raid_array *a, struct raid_status *st);
+
+/* Admin verbs.  MEMBER is a role number or a device's path or URI.
+ * Each returns 0, or -1 with a one-line reason in err, changing
+ * nothing. */
+int raid_admin_fail (struct raid_array *a, const char *member, bool force,
+                     char *err, size_t errlen);
+int raid_admin_remove (struct raid_array *a, const char *member, char *err,
+                       size_t errlen);
+/* A new device becomes a spare (a recovery starts if a role is empty). */
+int raid_admin_add (struct raid_array *a, const char *path, char *err,
+                    size_t errlen);
+/* Rebuild MEMBER's contents onto a new device (with, or a spare if
+ * NULL) while MEMBER keeps serving; then swap them. */
+int raid_admin_replace (struct raid_array *a, const char *member,
+                        const char *with, char *err, size_t errlen);
+
 /* nbdraid create: write md v1.2 superblocks for cfg on every member and
- * spare and, unless assume_clean, make parity and mirrors consistent.
+ * spare.  Unless assume_clean, the array is marked not in sync and the
+ * server makes parity and mirrors consistent in the background.
  * Nothing is written until every check has passed. */
 struct raid_create_options {
   bool assume_clean;
@@ -87,9 +178,8 @@ struct raid_create_options {
   bool arrange;
   /* Refuse an array that does not survive a controller loss. */
   bool strict_controllers;
-  raid_log_fn log;              /* progress and notes (RAID_LOG_INFO) */
+  raid_log_fn log;              /* notes (RAID_LOG_INFO) */
   void *log_opaque;
-  void (*progress) (void *opaque, uint64_t done, uint64_t total);
 };
 int raid_create (struct raid_config *cfg,
                  const struct raid_create_options *opts,

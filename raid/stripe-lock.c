@@ -1,6 +1,8 @@
 /* nbdraid: stripe locks over a hashed table of rwlocks. */
 #include <config.h>
 
+#include <stdlib.h>
+
 #include "stripe-lock.h"
 
 void
@@ -73,4 +75,38 @@ stripe_unlock (struct stripe_locks *l, uint64_t first, uint64_t last)
   for (r = 0; r < n; r++)
     for (i = range[r][0]; i <= range[r][1]; i++)
       pthread_rwlock_unlock (&l->lock[i]);
+}
+
+static int
+compare_slots (const void *x, const void *y)
+{
+  unsigned a = *(const unsigned *) x, b = *(const unsigned *) y;
+  return a < b ? -1 : a > b;
+}
+
+void
+stripe_lock_keys (struct stripe_locks *l, const uint64_t *keys, size_t n,
+                  unsigned *slots, size_t *nslots)
+{
+  size_t i, m = 0;
+
+  for (i = 0; i < n; i++)
+    slots[i] = keys[i] % STRIPE_LOCKS;
+  qsort (slots, n, sizeof *slots, compare_slots);
+  for (i = 0; i < n; i++)
+    if (m == 0 || slots[m - 1] != slots[i])
+      slots[m++] = slots[i];
+  for (i = 0; i < m; i++)
+    pthread_rwlock_wrlock (&l->lock[slots[i]]);
+  *nslots = m;
+}
+
+void
+stripe_unlock_slots (struct stripe_locks *l, const unsigned *slots,
+                     size_t nslots)
+{
+  size_t i;
+
+  for (i = 0; i < nslots; i++)
+    pthread_rwlock_unlock (&l->lock[slots[i]]);
 }

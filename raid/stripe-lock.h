@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define STRIPE_LOCKS 1024
@@ -27,5 +28,13 @@ void stripe_locks_destroy (struct stripe_locks *l);
 void stripe_lock (struct stripe_locks *l, uint64_t first, uint64_t last,
                   bool exclusive);
 void stripe_unlock (struct stripe_locks *l, uint64_t first, uint64_t last);
+
+/* Lock an arbitrary set of keys (exclusively), in table order.  Keys
+ * that share a table slot are taken once.  slots must have room for n;
+ * it is rewritten to the slots actually held, and *nslots set. */
+void stripe_lock_keys (struct stripe_locks *l, const uint64_t *keys,
+                       size_t n, unsigned *slots, size_t *nslots);
+void stripe_unlock_slots (struct stripe_locks *l, const unsigned *slots,
+                          size_t nslots);
 
 #endif

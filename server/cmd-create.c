@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "commands.h"
 
@@ -16,19 +15,6 @@ static void
 print_note (void *opaque, enum raid_log_level level, const char *msg)
 {
   fprintf (stderr, "nbdraid: %s\n", msg);
-}
-
-static void
-print_progress (void *opaque, uint64_t done, uint64_t total)
-{
-  static int last = -1;
-  int pct = (int) (done * 100 / total);
-
-  if (pct == last)
-    return;
-  last = pct;
-  fprintf (stderr, "\rnbdraid: initial sync %3d%%%s", pct,
-           done == total ? "\n" : "");
 }
 
 int
@@ -69,8 +55,6 @@ cmd_create (int argc, char **argv)
     fprintf (stderr, "usage: %s\n", CREATE_USAGE);
     return 2;
   }
-  if (isatty (STDERR_FILENO))
-    opts.progress = print_progress;
   if (raid_config_load (argv[optind], &cfg, err, sizeof err) == -1) {
     fprintf (stderr, "nbdraid: %s\n", err);
     return 1;
@@ -80,7 +64,9 @@ cmd_create (int argc, char **argv)
     fprintf (stderr, "nbdraid: %s\n", err);
   else
     fprintf (stderr, "nbdraid: created array '%s': RAID%d, %u members, "
-             "%u spares\n", cfg.name, cfg.level, cfg.nmembers, cfg.nspares);
+             "%u spares%s\n", cfg.name, cfg.level, cfg.nmembers, cfg.nspares,
+             opts.assume_clean || cfg.level == 0 ? ""
+             : "; the server syncs it in the background");
   raid_config_free (&cfg);
   return r == -1 ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 /* nbdraid: the admin tool, modelled on mdadm.
  *
- *   nbdraid create CONFIG [--assume-clean] [--force]
- *   nbdraid examine [--json] MEMBER...
+ *   nbdraid create CONFIG [...]      nbdraid examine [--json] MEMBER...
+ *   nbdraid status|fail|add|... CONFIG [...]   (a running array)
  */
 #include <config.h>
 
@@ -18,6 +18,16 @@ static const struct {
   { "create", cmd_create, "create CONFIG [--assume-clean] [--force] "
     "[--arrange] [--strict-controllers]" },
   { "examine", cmd_examine, "examine [--json] MEMBER|CONFIG..." },
+  { "status", cmd_admin, "status CONFIG [--json] [--watch]" },
+  { "fail", cmd_admin, "fail CONFIG MEMBER [--force]" },
+  { "remove", cmd_admin, "remove CONFIG MEMBER" },
+  { "add", cmd_admin, "add CONFIG PATH" },
+  { "replace", cmd_admin, "replace CONFIG MEMBER [--with PATH]" },
+  { "check", cmd_admin, "check CONFIG" },
+  { "repair", cmd_admin, "repair CONFIG" },
+  { "idle", cmd_admin, "idle CONFIG" },
+  { "speed-limit", cmd_admin, "speed-limit CONFIG [MIN MAX]  (MB/s)" },
+  { "monitor", cmd_admin, "monitor CONFIG [--program CMD]" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -29,7 +39,8 @@ usage (FILE *fp)
   fprintf (fp, "usage:\n");
   for (i = 0; i < N_COMMANDS; i++)
     fprintf (fp, "  nbdraid %s\n", commands[i].usage);
-  fprintf (fp, "See nbdraid(8).\n");
+  fprintf (fp, "CONFIG may be replaced by --socket PATH.  See "
+           "nbdraid(8).\n");
 }
 
 int

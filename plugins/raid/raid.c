@@ -18,6 +18,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "control.h"
 #include "raid.h"
 
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
@@ -27,10 +28,12 @@ static bool readonly;
 static bool degraded;
 static struct raid_config cfg;
 static struct raid_array *array;
+static struct control *control;
 
 static void
 plugin_unload (void)
 {
+  control_free (control);
   raid_close (array);
   raid_config_free (&cfg);
   free (config_path);
@@ -89,15 +92,28 @@ log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
     nbdkit_debug ("%s", msg);
 }
 
+/* Events go to the control plane once it exists. */
+static void
+forward_event (void *opaque, enum raid_event event, int member,
+               const char *detail)
+{
+  control_event (control, event, member, detail);
+}
+
 /* Assemble before nbdkit forks, so errors reach the admin's terminal. */
 static int
 plugin_get_ready (void)
 {
   struct raid_options opts = { .readonly = readonly, .degraded = degraded,
-    .log = log_to_nbdkit };
+    .log = log_to_nbdkit, .event = forward_event };
   const struct raid_geometry *g;
   char err[1024], layout[32];
 
+  control = control_new (&cfg);
+  if (!control) {
+    nbdkit_error ("%m");
+    return -1;
+  }
   array = raid_assemble (&cfg, &opts, err, sizeof err);
   if (!array) {
     nbdkit_error ("%s", err);
@@ -110,18 +126,23 @@ plugin_get_ready (void)
                                       sizeof layout),
                 g->members, g->chunk_bytes, g->array_bytes);
   if (!raid_clean (array))
-    nbdkit_error ("array %s was not stopped cleanly or its initial sync "
-                  "did not finish: parity and mirrors may be stale until it "
-                  "is resynced (not implemented yet)", cfg.name);
+    nbdkit_debug ("array %s needs a resync: it will run in the background",
+                  cfg.name);
   return 0;
 }
 
-/* Threads only after the fork. */
+/* Threads only after the fork: member I/O, and the control plane. */
 static int
 plugin_after_fork (void)
 {
+  char err[1024];
+
   if (raid_start (array) == -1) {
     nbdkit_error ("starting the member I/O threads: %m");
+    return -1;
+  }
+  if (control_start (control, array, err, sizeof err) == -1) {
+    nbdkit_error ("%s", err);
     return -1;
   }
   return 0;

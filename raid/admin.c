@@ -1,0 +1,334 @@
+/* nbdraid: the admin's verbs on a running array (nbdraid status, fail,
+ * remove, add, replace), modelled on mdadm's.  Each checks first and
+ * changes nothing when it refuses.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "array.h"
+#include "superblock-io.h"
+
+static int
+refuse (char *err, size_t errlen, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+static int
+refuse (char *err, size_t errlen, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (err, errlen, fmt, ap);
+  va_end (ap);
+  return -1;
+}
+
+static enum raid_device_state
+device_state (const struct raid_array *a, const struct raid_slot *s,
+              bool role)
+{
+  switch (slot_state (s)) {
+  case SLOT_ACTIVE:
+    return role ? RAID_DEV_ACTIVE : RAID_DEV_SPARE;
+  case SLOT_RECOVERING:
+    return role ? RAID_DEV_RECOVERING : RAID_DEV_REPLACING;
+  case SLOT_FAULTY:
+    return RAID_DEV_FAULTY;
+  default:
+    return RAID_DEV_MISSING;
+  }
+}
+
+static void
+describe (struct raid_device_status *d, const struct raid_array *a,
+          const struct raid_slot *s, int role)
+{
+  d->role = role;
+  d->state = device_state (a, s, role >= 0);
+  snprintf (d->path, sizeof d->path, "%s", s->path ? s->path : "");
+  snprintf (d->controller, sizeof d->controller, "%s",
+            s->controller ? s->controller : "");
+  snprintf (d->why, sizeof d->why, "%s", s->why);
+  d->recovered_bytes = slot_front (s);
+  d->corrected_reads = s->sb.cnt_corrected_read;
+  d->events = s->sb.events;
+}
+
+void
+raid_get_status (struct raid_array *a, struct raid_status *st)
+{
+  unsigned i;
+
+  memset (st, 0, sizeof *st);
+  pthread_mutex_lock (&a->sb_lock);
+  snprintf (st->name, sizeof st->name, "%s", a->name);
+  md_uuid_format (a->slots[a->reference].sb.set_uuid, st->uuid);
+  st->level = a->geo.level;
+  st->layout = a->geo.layout;
+  st->chunk_bytes = a->geo.level == 1 ? 0 : a->geo.chunk_bytes;
+  st->members = a->geo.members;
+  st->array_bytes = a->geo.array_bytes;
+  st->member_bytes = a->geo.member_bytes;
+  st->failed = array_check_alive (a) == -1;
+  st->clean = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) >=
+    a->ops->sync_units (a);
+  st->events = a->slots[a->reference].sb.events;
+  for (i = 0; i < a->geo.members; i++)
+    describe (&st->dev[st->ndevices++], a, &a->slots[i], (int) i);
+  for (i = 0; i < a->nspares; i++)
+    describe (&st->dev[st->ndevices++], a, &a->spares[i], -1);
+  st->job_target = a->job.kind == RAID_JOB_RECOVERY ||
+    a->job.kind == RAID_JOB_REPLACE ? (int) a->job.target : -1;
+  st->mismatches = a->job.kind == RAID_JOB_CHECK ||
+    a->job.kind == RAID_JOB_REPAIR ? a->job.mismatches : a->last_mismatches;
+  pthread_mutex_unlock (&a->sb_lock);
+  raid_job_progress (a, &st->job, &st->job_done, &st->job_total);
+}
+
+/* MEMBER: a role number, or a device's path (or URI).  Returns the op
+ * index (role, or members + spare), or -1. */
+static int
+find_device (struct raid_array *a, const char *member)
+{
+  char *end;
+  unsigned long role = strtoul (member, &end, 10);
+  unsigned i;
+
+  if (end != member && *end == '\0')
+    return role < a->geo.members ? (int) role : -1;
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    const struct raid_slot *s = array_slot (a, i);
+    if (s->path && strcmp (s->path, member) == 0)
+      return (int) i;
+  }
+  return -1;
+}
+
+static int
+no_such (struct raid_array *a, const char *member, char *err, size_t errlen)
+{
+  return refuse (err, errlen, "array %s has no member %s (give a role "
+                 "number from 0 to %u or a device's path as in nbdraid "
+                 "status)", a->name, member, a->geo.members - 1);
+}
+
+int
+raid_admin_fail (struct raid_array *a, const char *member, bool force,
+                 char *err, size_t errlen)
+{
+  int i = find_device (a, member);
+  struct member_set gone;
+  enum slot_state st;
+
+  if (i < 0)
+    return no_such (a, member, err, errlen);
+  if (a->readonly)
+    return refuse (err, errlen, "array %s is read-only", a->name);
+  st = slot_state (array_slot (a, (unsigned) i));
+  if (st != SLOT_ACTIVE && st != SLOT_RECOVERING)
+    return refuse (err, errlen, "%s is not in use (already %s)", member,
+                   st == SLOT_FAULTY ? "faulty" : "missing");
+  if (i < (int) a->geo.members) {
+    array_unavailable (a, &gone);
+    member_set_add (&gone, (unsigned) i);
+    if (!array_alive_without (a, &gone) && !force)
+      return refuse (err, errlen, "failing member %d (%s) would leave "
+                     "array %s without some of its data; add --force to "
+                     "fail it anyway", i, a->slots[i].path, a->name);
+  }
+  array_fail_member (a, (unsigned) i, "failed by the admin");
+  return 0;
+}
+
+int
+raid_admin_remove (struct raid_array *a, const char *member, char *err,
+                   size_t errlen)
+{
+  int i = find_device (a, member);
+  struct raid_slot *s;
+  enum slot_state st;
+  unsigned j;
+
+  if (i < 0)
+    return no_such (a, member, err, errlen);
+  s = array_slot (a, (unsigned) i);
+  st = slot_state (s);
+  if (i < (int) a->geo.members && (st == SLOT_ACTIVE ||
+                                   st == SLOT_RECOVERING))
+    return refuse (err, errlen, "member %d (%s) is in use: fail it first",
+                   i, s->path);
+  if (i >= (int) a->geo.members && st == SLOT_RECOVERING)
+    return refuse (err, errlen, "%s is being rebuilt as a replacement; "
+                   "fail it first", s->path);
+  if (i < (int) a->geo.members && !s->io)
+    return refuse (err, errlen, "member %d has no device to remove", i);
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  if (s->io)
+    a->retired[a->nretired++] = s->io;
+  s->io = NULL;
+  if (i < (int) a->geo.members) {
+    s->state = SLOT_MISSING;
+    snprintf (s->why, sizeof s->why, "removed by the admin");
+  }
+  else {
+    free (s->path);
+    free (s->controller);
+    for (j = (unsigned) i - a->geo.members; j + 1 < a->nspares; j++)
+      a->spares[j] = a->spares[j + 1];
+    a->nspares--;
+  }
+  pthread_mutex_unlock (&a->sb_lock);
+  array_unquiesce (a);
+  array_log (a, RAID_LOG_ERROR, "array %s: removed %s", a->name, member);
+  return 0;
+}
+
+/* A device number no device of the array uses. */
+static int
+free_dev_number (const struct raid_array *a, const struct md_superblock *ref)
+{
+  uint32_t dev;
+  unsigned i;
+
+  for (dev = 0; dev < ref->max_dev; dev++) {
+    bool used = ref->dev_roles[dev] < MD_ROLE_MAX;
+    for (i = 0; i < a->geo.members + a->nspares && !used; i++) {
+      const struct raid_slot *s = array_slot ((struct raid_array *) a, i);
+      used = s->io && s->sb.dev_number == dev;
+    }
+    if (!used)
+      return (int) dev;
+  }
+  return -1;
+}
+
+int
+raid_admin_add (struct raid_array *a, const char *path, char *err,
+                size_t errlen)
+{
+  const struct md_superblock *ref = &a->slots[a->reference].sb;
+  struct member_open_options mo = { .nbd_connections = 2,
+    .nbd_timeout_s = 30, .connect_timeout_s = 10 };
+  struct member *m = NULL, *all[2 * RAID_MAX_MEMBERS + 1];
+  struct raid_slot *s;
+  struct md_superblock *sb = NULL;
+  uint64_t need;
+  unsigned i, n = 0, x, y;
+  bool none;
+  int dev, r = -1;
+  char why[256];
+
+  if (a->readonly)
+    return refuse (err, errlen, "array %s is read-only", a->name);
+  if (find_device (a, path) >= 0)
+    return refuse (err, errlen, "%s is already in array %s", path, a->name);
+  if (a->nspares == RAID_MAX_MEMBERS)
+    return refuse (err, errlen, "array %s has too many spares", a->name);
+  mo.direct = a->direct;
+  m = member_open (path, &mo, err, errlen);
+  if (!m)
+    return -1;
+  for (i = 0; i < a->geo.members + a->nspares; i++)
+    if (array_slot (a, i)->io)
+      all[n++] = array_slot (a, i)->io;
+  all[n++] = m;
+  need = ref->data_offset_sectors * 512 + a->geo.member_bytes;
+  sb = malloc (sizeof *sb);
+  if (!sb) {
+    refuse (err, errlen, "%s", strerror (ENOMEM));
+    goto out;
+  }
+  if (member_find_duplicate (all, n, &x, &y)) {
+    refuse (err, errlen, "%s is already in array %s (as %s)", path, a->name,
+            array_slot (a, x)->path);
+    goto out;
+  }
+  if (m->size_bytes < need) {
+    refuse (err, errlen, "%s is too small: %" PRIu64 " bytes, array %s needs "
+            "%" PRIu64, path, m->size_bytes, a->name, need);
+    goto out;
+  }
+  if (md_sb_read (m, sb, &none, why, sizeof why) == 0 || !none) {
+    refuse (err, errlen, "%s already holds an md superblock (array '%s'); "
+            "wipe it before adding it", path, sb->set_name);
+    goto out;
+  }
+  pthread_mutex_lock (&a->sb_lock);
+  dev = free_dev_number (a, ref);
+  if (dev < 0) {
+    pthread_mutex_unlock (&a->sb_lock);
+    refuse (err, errlen, "array %s has no free device number", a->name);
+    goto out;
+  }
+  *sb = *ref;
+  sb->dev_number = (uint32_t) dev;
+  while (getrandom (sb->device_uuid, 16, 0) != 16)
+    ;
+  sb->data_size_sectors = (m->size_bytes - ref->data_offset_sectors * 512) / 512;
+  sb->feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;
+  sb->recovery_offset_sectors = 0;
+  sb->cnt_corrected_read = 0;
+  sb->devflags = 0;
+  s = &a->spares[a->nspares];
+  memset (s, 0, sizeof *s);
+  s->io = m;
+  s->path = strdup (path);
+  s->sb = *sb;
+  s->data_offset_bytes = sb->data_offset_sectors * 512;
+  s->state = SLOT_ACTIVE;
+  for (i = 0; i < a->geo.members; i++)
+    a->slots[i].sb.dev_roles[dev] = MD_ROLE_SPARE;
+  for (i = 0; i < a->nspares; i++)
+    a->spares[i].sb.dev_roles[dev] = MD_ROLE_SPARE;
+  s->sb.dev_roles[dev] = MD_ROLE_SPARE;
+  a->nspares++;
+  m = NULL;
+  r = array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+  array_log (a, RAID_LOG_ERROR, "array %s: added %s as a spare", a->name,
+             path);
+ out:
+  member_close (m);
+  free (sb);
+  return r;
+}
+
+int
+raid_admin_replace (struct raid_array *a, const char *member,
+                    const char *with, char *err, size_t errlen)
+{
+  int i = find_device (a, member), spare = -1;
+  unsigned j;
+
+  if (i < 0 || i >= (int) a->geo.members)
+    return i < 0 ? no_such (a, member, err, errlen)
+      : refuse (err, errlen, "%s is a spare, not a member", member);
+  if (slot_state (&a->slots[i]) != SLOT_ACTIVE)
+    return refuse (err, errlen, "member %d (%s) is not active; a spare "
+                   "rebuilds it by itself", i, a->slots[i].path);
+  if (a->job.kind != RAID_JOB_NONE)
+    return refuse (err, errlen, "array %s is busy with a %s; replace it "
+                   "later", a->name, raid_job_name (a->job.kind));
+  if (with) {
+    if (raid_admin_add (a, with, err, errlen) == -1)
+      return -1;
+    spare = (int) a->nspares - 1;
+  }
+  else
+    for (j = 0; j < a->nspares && spare < 0; j++)
+      if (slot_state (&a->spares[j]) == SLOT_ACTIVE)
+        spare = (int) j;
+  if (spare < 0)
+    return refuse (err, errlen, "array %s has no spare to replace member %d "
+                   "with: give one with --with PATH", a->name, i);
+  array_start_replace (a, (unsigned) i, (unsigned) spare);
+  return 0;
+}

@@ -1,0 +1,553 @@
+/* nbdraid: background jobs: resync, recovery onto a spare, replacement,
+ * check and repair.
+ *
+ * One job at a time, advanced by raid_job_step in windows of a few MiB
+ * under the stripe locks of the window, so client I/O interleaves with
+ * it and always sees a consistent stripe.  Progress is checkpointed in
+ * the superblocks as md does (recovery_offset, resync_offset), so a
+ * killed server resumes where it was.  The caller (the control plane)
+ * decides how fast to call it.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+
+/* Bytes of a member handled per step at most. */
+#define STEP_BYTES (4 * 1024 * 1024)
+
+const char *
+raid_job_name (enum raid_job_kind kind)
+{
+  static const char *const names[] = {
+    [RAID_JOB_NONE] = "idle", [RAID_JOB_RESYNC] = "resync",
+    [RAID_JOB_RECOVERY] = "recovery", [RAID_JOB_CHECK] = "check",
+    [RAID_JOB_REPAIR] = "repair", [RAID_JOB_REPLACE] = "replace",
+  };
+  return names[kind];
+}
+
+uint64_t
+raid_client_bytes (const struct raid_array *a)
+{
+  return __atomic_load_n (&a->client_bytes, __ATOMIC_RELAXED);
+}
+
+/* Bytes of each member one sync unit covers, for progress. */
+static uint64_t
+unit_progress_bytes (const struct raid_array *a)
+{
+  return a->geo.parity_members ? a->geo.chunk_bytes
+    : a->geo.unit_bytes * a->geo.copies / a->geo.members;
+}
+
+void
+raid_job_progress (struct raid_array *a, enum raid_job_kind *kind,
+                   uint64_t *done, uint64_t *total)
+{
+  uint64_t per;
+
+  pthread_mutex_lock (&a->sb_lock);
+  *kind = a->job.kind;
+  per = *kind == RAID_JOB_RECOVERY || *kind == RAID_JOB_REPLACE
+    ? 1 : unit_progress_bytes (a);
+  *done = a->job.pos * per;
+  *total = a->job.end * per;
+  pthread_mutex_unlock (&a->sb_lock);
+}
+
+/* Checkpoint every 1/64 of a member, at least 1 MiB, at most 256 MiB:
+ * a killed server redoes little, a big array writes few superblocks. */
+static uint64_t
+checkpoint_bytes (const struct raid_array *a)
+{
+  uint64_t c = a->geo.member_bytes / 64;
+  return c < (1 << 20) ? 1 << 20 : c > (256ULL << 20) ? 256ULL << 20 : c;
+}
+
+static bool
+is_empty_role (const struct raid_slot *s)
+{
+  enum slot_state st = slot_state (s);
+  return st == SLOT_FAULTY || st == SLOT_MISSING;
+}
+
+static bool
+degraded (const struct raid_array *a)
+{
+  unsigned m;
+
+  for (m = 0; m < a->geo.members; m++)
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
+      return true;
+  return false;
+}
+
+/* Rebuild progress events at 20, 40, 60 and 80 percent. */
+static void
+progress_event (struct raid_array *a, uint64_t before, uint64_t after,
+                uint64_t total)
+{
+  unsigned pct;
+  char detail[8];
+
+  for (pct = 20; pct <= 80; pct += 20)
+    if (before * 100 < pct * total && after * 100 >= pct * total) {
+      snprintf (detail, sizeof detail, "%u", pct);
+      array_event (a, RAID_EVENT_REBUILD_PROGRESS, (int) a->job.target,
+                   detail);
+    }
+}
+
+/* Take spare i into empty role r and start rebuilding it; the device
+ * that held the role stays listed outside the roles, faulty, until the
+ * admin removes it.  With the array quiesced and sb_lock held. */
+static void
+promote_spare (struct raid_array *a, unsigned i, unsigned r)
+{
+  struct raid_slot *slot = &a->slots[r], spare = a->spares[i];
+  unsigned j;
+
+  for (j = i; j + 1 < a->nspares; j++)
+    a->spares[j] = a->spares[j + 1];
+  a->nspares--;
+  if (slot->path) {
+    slot->state = slot->state == SLOT_MISSING && !slot->io
+      ? SLOT_MISSING : SLOT_FAULTY;
+    a->spares[a->nspares++] = *slot;
+  }
+  *slot = spare;
+  slot->front = 0;
+  slot->why[0] = '\0';
+  /* md: the device takes the role, with recovery_offset from 0. */
+  for (j = 0; j < a->geo.members; j++)
+    a->slots[j].sb.dev_roles[spare.sb.dev_number] = r;
+  for (j = 0; j < a->nspares; j++)
+    a->spares[j].sb.dev_roles[spare.sb.dev_number] = r;
+  __atomic_store_n (&slot->state, SLOT_RECOVERING, __ATOMIC_RELEASE);
+}
+
+static void
+start_rebuild (struct raid_array *a, enum raid_job_kind kind, unsigned role,
+               unsigned spare, uint64_t from)
+{
+  a->job = (struct raid_job) {
+    .kind = kind, .target = role, .spare = spare, .pos = from,
+    .end = a->geo.member_bytes, .checkpointed = from, .started_at = from,
+  };
+  array_log (a, RAID_LOG_INFO, "array %s: %s of member %u (%s) starts at "
+             "%" PRIu64 " of %" PRIu64 " bytes", a->name,
+             raid_job_name (kind), role, kind == RAID_JOB_REPLACE
+             ? a->spares[spare].path : a->slots[role].path, from,
+             a->job.end);
+  array_event (a, RAID_EVENT_REBUILD_STARTED, (int) role,
+               raid_job_name (kind));
+}
+
+/* With no job: what does the array need?  Called with sb_lock held;
+ * promoting a spare needs the array quiesced, which the caller does
+ * when this returns true with *promote set. */
+static void
+choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
+{
+  unsigned m, i;
+
+  *promote_spare_i = *promote_role = -1;
+  for (m = 0; m < a->geo.members; m++)
+    if (slot_state (&a->slots[m]) == SLOT_RECOVERING) {
+      start_rebuild (a, RAID_JOB_RECOVERY, m, 0, slot_front (&a->slots[m]));
+      return;
+    }
+  for (m = 0; m < a->geo.members; m++) {
+    if (!is_empty_role (&a->slots[m]))
+      continue;
+    for (i = 0; i < a->nspares; i++)
+      if (slot_state (&a->spares[i]) == SLOT_ACTIVE &&
+          a->spares[i].io->size_bytes >=
+          a->spares[i].data_offset_bytes + a->geo.member_bytes) {
+        *promote_spare_i = (int) i;
+        *promote_role = (int) m;
+        return;
+      }
+  }
+  if (a->resync_front < a->ops->sync_units (a) && !degraded (a)) {
+    a->job = (struct raid_job) {
+      .kind = RAID_JOB_RESYNC, .pos = a->resync_front,
+      .end = a->ops->sync_units (a), .checkpointed = a->resync_front,
+      .started_at = a->resync_front,
+    };
+    array_log (a, RAID_LOG_INFO, "array %s: resync starts at unit %" PRIu64
+               " of %" PRIu64, a->name, a->job.pos, a->job.end);
+    array_event (a, RAID_EVENT_REBUILD_STARTED, -1, "resync");
+  }
+}
+
+static void
+schedule (struct raid_array *a)
+{
+  int spare, role;
+
+  pthread_mutex_lock (&a->sb_lock);
+  choose_job (a, &spare, &role);
+  pthread_mutex_unlock (&a->sb_lock);
+  if (spare < 0)
+    return;
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  /* Still empty, still a spare? (A request may have failed meanwhile.) */
+  if (a->job.kind == RAID_JOB_NONE && is_empty_role (&a->slots[role]) &&
+      (unsigned) spare < a->nspares &&
+      slot_state (&a->spares[spare]) == SLOT_ACTIVE) {
+    array_log (a, RAID_LOG_ERROR, "array %s: spare %s takes the place of "
+               "member %d (%s)", a->name, a->spares[spare].path, role,
+               a->slots[role].path);
+    promote_spare (a, (unsigned) spare, (unsigned) role);
+    array_write_superblocks_locked (a);
+    start_rebuild (a, RAID_JOB_RECOVERY, (unsigned) role, 0, 0);
+  }
+  pthread_mutex_unlock (&a->sb_lock);
+  array_unquiesce (a);
+}
+
+/* The device a rebuild writes: the role's, or the replacement. */
+static struct raid_slot *
+rebuild_target (struct raid_array *a)
+{
+  return a->job.kind == RAID_JOB_REPLACE ? &a->spares[a->job.spare]
+    : &a->slots[a->job.target];
+}
+
+static void
+collect_key (void *opaque, uint64_t key)
+{
+  struct { uint64_t *keys; size_t n; } *k = opaque;
+  k->keys[k->n++] = key;
+}
+
+/* Rebuild [pos, pos+len) of the target: reconstruct it from the others
+ * under the locks of every stripe or unit it holds there, write it,
+ * move the front. */
+static int
+rebuild_window (struct raid_array *a, uint64_t pos, uint64_t len)
+{
+  const uint64_t U = a->geo.unit_bytes;
+  struct raid_slot *t = rebuild_target (a);
+  struct { uint64_t *keys; size_t n; } k = { NULL, 0 };
+  struct members_view v;
+  struct member_set gone;
+  unsigned *slots = NULL, m;
+  size_t nslots, nkeys = (len + U - 1) / U;
+  uint8_t *buf = NULL;
+  int r = -1;
+
+  k.keys = malloc (nkeys * sizeof *k.keys);
+  slots = malloc (nkeys * sizeof *slots);
+  if (posix_memalign ((void **) &buf, 4096, len) != 0)
+    buf = NULL;
+  if (!k.keys || !slots || !buf) {
+    errno = ENOMEM;
+    goto out;
+  }
+  a->ops->member_keys (a, a->job.target, pos / U, (pos + len - 1) / U,
+                       collect_key, &k);
+  stripe_lock_keys (&a->locks, k.keys, k.n, slots, &nslots);
+  array_view (a, &v);
+  gone = v.gone;
+  for (m = 0; m < v.nrec; m++)
+    member_set_add (&gone, v.rec[m]);
+  member_set_add (&gone, a->job.target);
+  r = a->ops->reconstruct (a, a->job.target, pos, len, &gone, buf);
+  if (r == 0 &&
+      t->io->ops->pwrite (t->io, buf, len, t->data_offset_bytes + pos) == -1) {
+    char why[160];
+    snprintf (why, sizeof why, "pwrite at %" PRIu64 " while rebuilding: %s",
+              t->data_offset_bytes + pos, strerror (errno));
+    array_fail_member (a, a->job.kind == RAID_JOB_REPLACE
+                       ? a->geo.members + a->job.spare : a->job.target, why);
+    r = -1;
+  }
+  if (r == 0)
+    __atomic_store_n (&t->front, pos + len, __ATOMIC_RELEASE);
+  stripe_unlock_slots (&a->locks, slots, nslots);
+ out:
+  free (k.keys);
+  free (slots);
+  free (buf);
+  return r;
+}
+
+void
+array_start_replace (struct raid_array *a, unsigned role, unsigned spare)
+{
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  a->spares[spare].front = 0;
+  __atomic_store_n (&a->spares[spare].state, SLOT_RECOVERING,
+                    __ATOMIC_RELEASE);
+  a->replacement = spare;
+  a->replacing = (int) role;
+  start_rebuild (a, RAID_JOB_REPLACE, role, spare, 0);
+  pthread_mutex_unlock (&a->sb_lock);
+  array_unquiesce (a);
+}
+
+/* Replacement done: the new device takes the role, the old one leaves,
+ * recorded faulty as md does. */
+static void
+finish_replace (struct raid_array *a)
+{
+  unsigned r = a->job.target, i = a->job.spare, j;
+  struct raid_slot *old = &a->slots[r], new = a->spares[i];
+  uint32_t old_dev = old->sb.dev_number;
+
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  a->replacing = -1;
+  for (j = i; j + 1 < a->nspares; j++)
+    a->spares[j] = a->spares[j + 1];
+  a->nspares--;
+  old->state = SLOT_FAULTY;
+  snprintf (old->why, sizeof old->why, "replaced by %s", new.path);
+  a->spares[a->nspares++] = *old;
+  *old = new;
+  old->state = SLOT_ACTIVE;
+  for (j = 0; j < a->geo.members; j++) {
+    a->slots[j].sb.dev_roles[new.sb.dev_number] = r;
+    a->slots[j].sb.dev_roles[old_dev] = MD_ROLE_FAULTY;
+  }
+  for (j = 0; j < a->nspares; j++) {
+    a->spares[j].sb.dev_roles[new.sb.dev_number] = r;
+    a->spares[j].sb.dev_roles[old_dev] = MD_ROLE_FAULTY;
+  }
+  a->job.kind = RAID_JOB_NONE;
+  array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+  array_unquiesce (a);
+}
+
+static void
+finish_rebuild (struct raid_array *a)
+{
+  unsigned r = a->job.target;
+
+  array_event (a, RAID_EVENT_REBUILD_FINISHED, (int) r,
+               raid_job_name (a->job.kind));
+  if (a->job.kind == RAID_JOB_REPLACE) {
+    finish_replace (a);
+    array_log (a, RAID_LOG_ERROR, "array %s: replacement of member %u "
+               "finished: %s now holds it", a->name, r, a->slots[r].path);
+  }
+  else {
+    pthread_mutex_lock (&a->sb_lock);
+    __atomic_store_n (&a->slots[r].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
+    a->job.kind = RAID_JOB_NONE;
+    array_write_superblocks_locked (a);
+    pthread_mutex_unlock (&a->sb_lock);
+    array_log (a, RAID_LOG_ERROR, "array %s: recovery of member %u (%s) "
+               "finished", a->name, r, a->slots[r].path);
+  }
+  array_event (a, RAID_EVENT_SPARE_ACTIVE, (int) r, "");
+}
+
+static int
+step_rebuild (struct raid_array *a, uint64_t budget)
+{
+  struct raid_slot *t = rebuild_target (a);
+  uint64_t len, before = a->job.pos;
+
+  if (slot_state (t) != SLOT_RECOVERING) {     /* it failed meanwhile */
+    pthread_mutex_lock (&a->sb_lock);
+    a->job.kind = RAID_JOB_NONE;
+    if (a->replacing >= 0) {
+      pthread_mutex_unlock (&a->sb_lock);
+      array_quiesce (a);
+      a->replacing = -1;
+      array_unquiesce (a);
+    }
+    else
+      pthread_mutex_unlock (&a->sb_lock);
+    return 1;
+  }
+  len = a->job.end - a->job.pos;
+  if (len > budget)
+    len = budget;
+  if (len > STEP_BYTES)
+    len = STEP_BYTES;
+  len = (len + a->geo.unit_bytes - 1) / a->geo.unit_bytes * a->geo.unit_bytes;
+  if (len > a->job.end - a->job.pos)
+    len = a->job.end - a->job.pos;
+  if (rebuild_window (a, a->job.pos, len) == -1)
+    return -1;
+  a->job.pos += len;
+  progress_event (a, before, a->job.pos, a->job.end);
+  if (a->job.pos == a->job.end) {
+    finish_rebuild (a);
+    return 1;
+  }
+  if (a->job.pos - a->job.checkpointed >= checkpoint_bytes (a) &&
+      a->job.kind == RAID_JOB_RECOVERY) {
+    array_write_superblocks (a);
+    a->job.checkpointed = a->job.pos;
+  }
+  return 1;
+}
+
+static void
+set_resync_front (struct raid_array *a, uint64_t front)
+{
+  __atomic_store_n (&a->resync_front, front, __ATOMIC_RELEASE);
+}
+
+static int
+step_resync (struct raid_array *a, uint64_t budget)
+{
+  uint64_t per = unit_progress_bytes (a), n = budget / per;
+  unsigned m;
+
+  if (n == 0)
+    n = 1;
+  if (n > a->job.end - a->job.pos)
+    n = a->job.end - a->job.pos;
+  if (a->ops->sync (a, a->job.pos, n) == -1)
+    return -1;
+  a->job.pos += n;
+  set_resync_front (a, a->job.pos);
+  if (a->job.pos == a->job.end) {
+    a->job.kind = RAID_JOB_NONE;
+    raid_update_superblocks (a, true);
+    array_log (a, RAID_LOG_ERROR, "array %s: resync finished", a->name);
+    array_event (a, RAID_EVENT_REBUILD_FINISHED, -1, "resync");
+    return 1;
+  }
+  if ((a->job.pos - a->job.checkpointed) * per >= checkpoint_bytes (a)) {
+    pthread_mutex_lock (&a->sb_lock);
+    for (m = 0; m < a->geo.members; m++)
+      a->slots[m].sb.resync_offset_sectors =
+        a->job.pos * a->geo.unit_bytes / 512;
+    array_write_superblocks_locked (a);
+    pthread_mutex_unlock (&a->sb_lock);
+    a->job.checkpointed = a->job.pos;
+  }
+  return 1;
+}
+
+static int
+step_check (struct raid_array *a, uint64_t budget)
+{
+  uint64_t per = unit_progress_bytes (a), n = budget / per;
+  char detail[32];
+
+  if (n == 0)
+    n = 1;
+  if (n > a->job.end - a->job.pos)
+    n = a->job.end - a->job.pos;
+  if (a->ops->check (a, a->job.pos, n, a->job.kind == RAID_JOB_REPAIR,
+                     &a->job.mismatches) == -1)
+    return -1;
+  a->job.pos += n;
+  if (a->job.pos == a->job.end) {
+    snprintf (detail, sizeof detail, "%" PRIu64, a->job.mismatches);
+    array_log (a, RAID_LOG_ERROR, "array %s: %s finished: %" PRIu64
+               " mismatched sectors%s", a->name, raid_job_name (a->job.kind),
+               a->job.mismatches, a->job.kind == RAID_JOB_REPAIR
+               ? " rewritten" : "");
+    a->last_mismatches = a->job.mismatches;
+    array_event (a, RAID_EVENT_CHECK_FINISHED, -1, detail);
+    pthread_mutex_lock (&a->sb_lock);
+    a->job.kind = RAID_JOB_NONE;
+    pthread_mutex_unlock (&a->sb_lock);
+  }
+  return 1;
+}
+
+int
+raid_job_step (struct raid_array *a, uint64_t budget)
+{
+  if (a->readonly || array_check_alive (a) == -1)
+    return 0;
+  if (a->job.kind == RAID_JOB_NONE)
+    schedule (a);
+  switch (a->job.kind) {
+  case RAID_JOB_NONE:
+    return 0;
+  case RAID_JOB_RESYNC:
+    return step_resync (a, budget);
+  case RAID_JOB_RECOVERY:
+  case RAID_JOB_REPLACE:
+    return step_rebuild (a, budget);
+  case RAID_JOB_CHECK:
+  case RAID_JOB_REPAIR:
+    return step_check (a, budget);
+  }
+  return 0;
+}
+
+static int
+refuse (char *err, size_t errlen, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+static int
+refuse (char *err, size_t errlen, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (err, errlen, fmt, ap);
+  va_end (ap);
+  return -1;
+}
+
+int
+raid_job_check (struct raid_array *a, bool repair, char *err, size_t errlen)
+{
+  int r = 0;
+
+  pthread_mutex_lock (&a->sb_lock);
+  if (a->readonly && repair)
+    r = refuse (err, errlen, "array %s is read-only: no repair", a->name);
+  else if (a->job.kind != RAID_JOB_NONE)
+    r = refuse (err, errlen, "array %s is busy with a %s (%" PRIu64 "%%); "
+                "wait for it%s", a->name, raid_job_name (a->job.kind),
+                a->job.end ? a->job.pos * 100 / a->job.end : 0,
+                a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR
+                ? " or stop it with idle" : "");
+  else if (degraded (a))
+    r = refuse (err, errlen, "array %s is degraded: %s needs every member",
+                a->name, repair ? "repair" : "check");
+  else {
+    a->job = (struct raid_job) {
+      .kind = repair ? RAID_JOB_REPAIR : RAID_JOB_CHECK,
+      .end = a->ops->sync_units (a),
+    };
+    array_log (a, RAID_LOG_INFO, "array %s: %s started", a->name,
+               raid_job_name (a->job.kind));
+  }
+  pthread_mutex_unlock (&a->sb_lock);
+  return r;
+}
+
+int
+raid_job_idle (struct raid_array *a, char *err, size_t errlen)
+{
+  int r = 0;
+
+  pthread_mutex_lock (&a->sb_lock);
+  if (a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR) {
+    array_log (a, RAID_LOG_ERROR, "array %s: %s stopped at %" PRIu64 "%%",
+               a->name, raid_job_name (a->job.kind),
+               a->job.pos * 100 / a->job.end);
+    a->job.kind = RAID_JOB_NONE;
+  }
+  else if (a->job.kind != RAID_JOB_NONE)
+    r = refuse (err, errlen, "array %s: a %s cannot be stopped (the array "
+                "needs it); slow it down with speed-limit", a->name,
+                raid_job_name (a->job.kind));
+  pthread_mutex_unlock (&a->sb_lock);
+  return r;
+}

@@ -1,0 +1,307 @@
+/* nbdraid: the admin commands the control socket takes.
+ *
+ * A request is one line of tab-separated words: the verb, then its
+ * arguments.  The answer is "OK" and the output, or "ERR <reason>", and
+ * the server closes the connection, except for monitor, which stays
+ * open and gets one EVENT line per event.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "json.h"
+
+#define MAX_WORDS 8
+#define MIB (1024.0 * 1024.0)
+
+static const char *const state_names[] = {
+  [RAID_DEV_ACTIVE] = "active", [RAID_DEV_RECOVERING] = "recovering",
+  [RAID_DEV_FAULTY] = "faulty", [RAID_DEV_MISSING] = "missing",
+  [RAID_DEV_SPARE] = "spare", [RAID_DEV_REPLACING] = "replacing",
+};
+
+static unsigned
+working (const struct raid_status *st)
+{
+  unsigned i, n = 0;
+
+  for (i = 0; i < st->members; i++)
+    n += st->dev[i].state == RAID_DEV_ACTIVE;
+  return n;
+}
+
+/* The words that describe the array as a whole. */
+static void
+array_state (const struct raid_status *st, char *buf, size_t len)
+{
+  snprintf (buf, len, "%s%s%s%s", st->failed ? "failed"
+            : working (st) < st->members ? "degraded" : "active",
+            st->clean ? ", clean" : ", not in sync",
+            st->job != RAID_JOB_NONE ? ", " : "",
+            st->job != RAID_JOB_NONE ? raid_job_name (st->job) : "");
+}
+
+/* mdstat's progress line: [====>....]  recovery = 23.4% (...) ... */
+static void
+print_progress (FILE *fp, const struct raid_status *st, uint64_t speed)
+{
+  double frac = st->job_total ? (double) st->job_done / st->job_total : 0;
+  int bar = (int) (frac * 20), i;
+
+  fprintf (fp, "      [");
+  for (i = 0; i < 20; i++)
+    fputc (i < bar ? '=' : i == bar ? '>' : '.', fp);
+  fprintf (fp, "]  %s = %.1f%% (%" PRIu64 "/%" PRIu64 " KiB)",
+           raid_job_name (st->job), frac * 100, st->job_done / 1024,
+           st->job_total / 1024);
+  if (speed)
+    fprintf (fp, " finish=%.1fmin speed=%" PRIu64 "K/sec",
+             (double) (st->job_total - st->job_done) / speed / 60,
+             speed / 1024);
+  fputc ('\n', fp);
+}
+
+static void
+status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
+{
+  char layout[40], state[64];
+  unsigned i;
+
+  array_state (st, state, sizeof state);
+  fprintf (fp, "%s : %s raid%d [%u/%u] [", st->name, state, st->level,
+           st->members, working (st));
+  for (i = 0; i < st->members; i++)
+    fputc (st->dev[i].state == RAID_DEV_ACTIVE ? 'U' : '_', fp);
+  fprintf (fp, "]\n      %" PRIu64 " KiB", st->array_bytes / 1024);
+  if (st->chunk_bytes)
+    fprintf (fp, ", chunk %" PRIu64 "K", st->chunk_bytes / 1024);
+  if (st->level != 0 && st->level != 1)
+    fprintf (fp, ", %s", geometry_layout_name (st->level, st->layout, layout,
+                                               sizeof layout));
+  fprintf (fp, ", uuid %s\n", st->uuid);
+  if (st->job != RAID_JOB_NONE)
+    print_progress (fp, st, speed);
+  for (i = 0; i < st->ndevices; i++) {
+    const struct raid_device_status *d = &st->dev[i];
+    if (d->role >= 0)
+      fprintf (fp, "  %4d  ", d->role);
+    else
+      fprintf (fp, "     -  ");
+    fprintf (fp, "%-10s  %s", state_names[d->state], d->path);
+    if (d->controller[0])
+      fprintf (fp, " (%s)", d->controller);
+    if (d->state == RAID_DEV_RECOVERING || d->state == RAID_DEV_REPLACING)
+      fprintf (fp, "  %.1f%%", st->member_bytes ? 100.0 *
+               d->recovered_bytes / st->member_bytes : 0);
+    if (d->corrected_reads)
+      fprintf (fp, "  %u corrected reads", d->corrected_reads);
+    if (d->why[0] && d->state != RAID_DEV_ACTIVE)
+      fprintf (fp, "  (%s)", d->why);
+    fputc ('\n', fp);
+  }
+  fprintf (fp, "      last check: %" PRIu64 " mismatched sectors\n",
+           st->mismatches);
+}
+
+static void
+status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
+             uint64_t min, uint64_t max)
+{
+  char layout[40], state[64];
+  unsigned i;
+
+  array_state (st, state, sizeof state);
+  fprintf (fp, "{\"name\": ");
+  json_string (fp, st->name);
+  fprintf (fp, ", \"uuid\": \"%s\", \"level\": %d, \"layout\": ", st->uuid,
+           st->level);
+  json_string (fp, geometry_layout_name (st->level, st->layout, layout,
+                                         sizeof layout));
+  fprintf (fp, ", \"chunk_bytes\": %" PRIu64 ", \"array_bytes\": %" PRIu64
+           ", \"member_bytes\": %" PRIu64 ", \"members\": %u"
+           ", \"working\": %u, \"state\": ", st->chunk_bytes,
+           st->array_bytes, st->member_bytes, st->members, working (st));
+  json_string (fp, state);
+  fprintf (fp, ", \"failed\": %s, \"clean\": %s, \"events\": %" PRIu64,
+           st->failed ? "true" : "false", st->clean ? "true" : "false",
+           st->events);
+  fprintf (fp, ", \"devices\": [");
+  for (i = 0; i < st->ndevices; i++) {
+    const struct raid_device_status *d = &st->dev[i];
+    fprintf (fp, "%s\n  {\"role\": %d, \"state\": \"%s\", \"path\": ",
+             i ? "," : "", d->role, state_names[d->state]);
+    json_string (fp, d->path);
+    fprintf (fp, ", \"controller\": ");
+    json_string (fp, d->controller);
+    fprintf (fp, ", \"why\": ");
+    json_string (fp, d->state == RAID_DEV_ACTIVE ? "" : d->why);
+    fprintf (fp, ", \"recovered_bytes\": %" PRIu64 ", \"corrected_reads\": "
+             "%u, \"events\": %" PRIu64 "}", d->recovered_bytes,
+             d->corrected_reads, d->events);
+  }
+  fprintf (fp, "],\n \"job\": {\"kind\": \"%s\", \"target\": %d"
+           ", \"done_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
+           ", \"percent\": %.1f, \"speed_bytes_per_sec\": %" PRIu64 "}",
+           raid_job_name (st->job), st->job_target, st->job_done,
+           st->job_total, st->job_total ? 100.0 * st->job_done /
+           st->job_total : 0.0, speed);
+  fprintf (fp, ", \"mismatches\": %" PRIu64 ", \"speed_limit\": {\"min_bytes"
+           "_per_sec\": %" PRIu64 ", \"max_bytes_per_sec\": %" PRIu64 "}}\n",
+           st->mismatches, min, max);
+}
+
+static bool
+reply_status (struct control *c, struct raid_array *a, FILE *fp, bool json)
+{
+  struct raid_status *st = malloc (sizeof *st);
+  uint64_t min, max;
+
+  if (!st) {
+    fprintf (fp, "ERR out of memory\n");
+    return false;
+  }
+  raid_get_status (a, st);
+  control_speed (c, &min, &max);
+  fprintf (fp, "OK\n");
+  if (json)
+    status_json (fp, st, control_job_speed (c), min, max);
+  else
+    status_text (fp, st, control_job_speed (c));
+  free (st);
+  return false;
+}
+
+/* speed-limit [MIN MAX], in MB/s (0 for MAX: no limit). */
+static void
+speed_limit (struct control *c, FILE *fp, char **w, int n)
+{
+  uint64_t min, max;
+  char *e1, *e2;
+
+  if (n == 3) {
+    double lo = strtod (w[1], &e1), hi = strtod (w[2], &e2);
+    if (*e1 || *e2 || e1 == w[1] || e2 == w[2] || lo < 0 || hi < 0 ||
+        (hi > 0 && lo > hi)) {
+      fprintf (fp, "ERR speed-limit MIN MAX: MB/s, MIN no more than MAX "
+               "(MAX 0: no limit)\n");
+      return;
+    }
+    control_set_speed (c, (uint64_t) (lo * MIB), (uint64_t) (hi * MIB));
+  }
+  else if (n != 1) {
+    fprintf (fp, "ERR usage: speed-limit [MIN MAX]\n");
+    return;
+  }
+  control_speed (c, &min, &max);
+  fprintf (fp, "OK\nspeed-limit: min %.1f MB/s, max ", min / MIB);
+  if (max)
+    fprintf (fp, "%.1f MB/s\n", max / MIB);
+  else
+    fprintf (fp, "unlimited\n");
+}
+
+static bool
+has_flag (char **w, int n, const char *flag)
+{
+  int i;
+
+  for (i = 1; i < n; i++)
+    if (strcmp (w[i], flag) == 0)
+      return true;
+  return false;
+}
+
+/* The answer of an admin verb: OK, or ERR and its reason. */
+static void
+answer (FILE *fp, int r, const char *err, const char *done)
+{
+  if (r == 0)
+    fprintf (fp, "OK\n%s%s", done, *done ? "\n" : "");
+  else
+    fprintf (fp, "ERR %s\n", err);
+}
+
+bool
+control_command (struct control *c, struct raid_array *a,
+                 struct raid_config *cfg, struct control_client *cl, int fd,
+                 char *line)
+{
+  char *w[MAX_WORDS], *save = NULL, err[1024] = "", done[512] = "";
+  FILE *fp = fdopen (dup (fd), "w");
+  bool keep = false;
+  int n = 0, r;
+
+  if (!fp)
+    return false;
+  for (w[n] = strtok_r (line, "\t", &save); w[n] && n < MAX_WORDS - 1;
+       w[n] = strtok_r (NULL, "\t", &save))
+    n++;
+  if (n == 0)
+    fprintf (fp, "ERR empty command\n");
+  else if (strcmp (w[0], "status") == 0)
+    reply_status (c, a, fp, has_flag (w, n, "--json"));
+  else if (strcmp (w[0], "fail") == 0 && n >= 2) {
+    r = raid_admin_fail (a, w[1], has_flag (w, n, "--force"), err,
+                         sizeof err);
+    snprintf (done, sizeof done, "failed %s", w[1]);
+    answer (fp, r, err, done);
+  }
+  else if (strcmp (w[0], "remove") == 0 && n == 2) {
+    r = raid_admin_remove (a, w[1], err, sizeof err);
+    if (r == 0)
+      r = raid_config_drop_device (cfg, w[1], err, sizeof err);
+    snprintf (done, sizeof done, "removed %s", w[1]);
+    answer (fp, r, err, done);
+  }
+  else if (strcmp (w[0], "add") == 0 && n == 2) {
+    r = raid_admin_add (a, w[1], err, sizeof err);
+    if (r == 0)
+      r = raid_config_add_spare (cfg, w[1], err, sizeof err);
+    snprintf (done, sizeof done, "added %s as a spare", w[1]);
+    answer (fp, r, err, done);
+    control_kick (c);
+  }
+  else if (strcmp (w[0], "replace") == 0 && (n == 2 || n == 4)) {
+    const char *with = n == 4 && strcmp (w[2], "--with") == 0 ? w[3] : NULL;
+    if (n == 4 && !with) {
+      snprintf (err, sizeof err, "usage: replace MEMBER [--with PATH]");
+      r = -1;
+    }
+    else
+      r = raid_admin_replace (a, w[1], with, err, sizeof err);
+    if (r == 0 && with)
+      r = raid_config_add_spare (cfg, with, err, sizeof err);
+    snprintf (done, sizeof done, "replacing %s", w[1]);
+    answer (fp, r, err, done);
+    control_kick (c);
+  }
+  else if ((strcmp (w[0], "check") == 0 || strcmp (w[0], "repair") == 0) &&
+           n == 1) {
+    r = raid_job_check (a, w[0][0] == 'r', err, sizeof err);
+    snprintf (done, sizeof done, "%s started", w[0]);
+    answer (fp, r, err, done);
+    control_kick (c);
+  }
+  else if (strcmp (w[0], "idle") == 0 && n == 1) {
+    r = raid_job_idle (a, err, sizeof err);
+    answer (fp, r, err, "");
+  }
+  else if (strcmp (w[0], "speed-limit") == 0)
+    speed_limit (c, fp, w, n);
+  else if (strcmp (w[0], "monitor") == 0 && n == 1) {
+    fprintf (fp, "OK\n");
+    control_subscribe (c, cl);
+    keep = true;
+  }
+  else
+    fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
+             "fail, remove, add, replace, check, repair, idle, speed-limit, "
+             "monitor)\n", w[0]);
+  fclose (fp);
+  return keep;
+}

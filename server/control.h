@@ -1,0 +1,47 @@
+/* nbdraid: the control plane of a running array.
+ *
+ * A libev loop on a thread of its own serves the admin's UNIX socket
+ * (nbdraid status, fail, add, ...) and drives the array's background
+ * jobs at the configured speed.  The engine knows nothing of it: the
+ * loop calls the engine, and the engine's events reach the loop through
+ * control_event, from any thread.
+ */
+#ifndef NBDRAID_CONTROL_H
+#define NBDRAID_CONTROL_H
+
+#include <stddef.h>
+
+#include "raid.h"
+
+struct control;
+
+/* Before assembly: the object events can be queued on. */
+struct control *control_new (struct raid_config *cfg);
+/* For raid_options.event (opaque: the control). */
+void control_event (void *opaque, enum raid_event event, int member,
+                    const char *detail);
+/* After nbdkit forks: listen on the socket and start the loop thread.
+ * Returns 0, or -1 with a one-line reason in err. */
+int control_start (struct control *c, struct raid_array *a, char *err,
+                   size_t errlen);
+/* Stop the loop, close the socket, free everything. */
+void control_free (struct control *c);
+
+/* What control-commands.c needs of the loop. */
+struct control_client;
+void control_subscribe (struct control *c, struct control_client *cl);
+void control_speed (struct control *c, uint64_t *min, uint64_t *max);
+void control_set_speed (struct control *c, uint64_t min, uint64_t max);
+/* Progress speed of the current job, bytes per second (0: unknown). */
+uint64_t control_job_speed (struct control *c);
+void control_kick (struct control *c);
+
+/* control-commands.c: run one request (tab-separated words) and write
+ * the response on fd.  Returns true if the connection stays open (a
+ * monitor), false when it is done. */
+struct raid_array;
+bool control_command (struct control *c, struct raid_array *a,
+                      struct raid_config *cfg, struct control_client *cl,
+                      int fd, char *line);
+
+#endif
