@@ -204,6 +204,8 @@ kill_member () {
 # nbd_array NAME LEVEL LAYOUT CHUNK N SIZE [start_member args for all]:
 # members are files $T/NAME/dI.img served by nbdkit as NAME-I; config
 # $T/NAME/a.conf lists their URIs (a short request timeout: 3 s).
+# With nbd_spares=N, N spares sI.img are served as NAME-sI and listed.
+# nbdraid create gets the options in the array create_opts.
 nbd_array () {
   local name=$1 level=$2 layout=$3 chunk=$4 n=$5 size=$6 i uris=()
   shift 6
@@ -213,9 +215,15 @@ nbd_array () {
     uris+=("$member_uri")
   done
   write_config "$T/$name/a.conf" "$level" "$layout" "$chunk" "${uris[@]}"
+  for ((i = 0; i < ${nbd_spares:-0}; i++)); do
+    truncate -s "$size" "$T/$name/s$i.img"
+    start_member "$name-s$i" "$T/$name/s$i.img"
+    echo "spare = $member_uri" >> "$T/$name/a.conf"
+  done
   printf 'nbd-timeout = 3\nnbd-connect-timeout = 3\n' > "$T/$name/timeouts"
   sed -i "/^\[array\]/r $T/$name/timeouts" "$T/$name/a.conf"
-  "$NBDRAID" create "$T/$name/a.conf" 2>> "$T/create.log" ||
+  "$NBDRAID" create ${create_opts[@]+"${create_opts[@]}"} "$T/$name/a.conf" \
+    2>> "$T/create.log" ||
     { cat "$T/create.log" >&2; die "nbdraid create $name failed"; }
   conf=$T/$name/a.conf
   members=$(member_paths "$T/$name" "$n")

@@ -153,14 +153,17 @@ static int
 exchange (struct request *rq)
 {
   FILE *in;
-  char *line = NULL, *nl;
+  char *line = NULL, *nl, out[sizeof rq->line + 1];
   size_t len = 0;
   int fd = connect_socket (rq), status = 1;
 
   if (fd == -1)
     return 1;
-  if (dprintf (fd, "%s\n", rq->line) < 0 || !(in = fdopen (fd, "r"))) {
-    fprintf (stderr, "nbdraid: sending the request: %s\n", strerror (errno));
+  /* A send that fails still leaves the server's answer to read. */
+  snprintf (out, sizeof out, "%s\n", rq->line);
+  send (fd, out, strlen (out), MSG_NOSIGNAL);
+  if (!(in = fdopen (fd, "r"))) {
+    fprintf (stderr, "nbdraid: %s\n", strerror (errno));
     close (fd);
     return 1;
   }
@@ -178,6 +181,7 @@ exchange (struct request *rq)
         continue;
       }
       fputs (line, stdout);
+      fflush (stdout);
     }
   }
   else

@@ -294,7 +294,7 @@ control_command (struct control *c, struct raid_array *a,
   else if (strcmp (w[0], "speed-limit") == 0)
     speed_limit (c, fp, w, n);
   else if (strcmp (w[0], "monitor") == 0 && n == 1) {
-    fprintf (fp, "OK\n");
+    fprintf (fp, "OK\nmonitoring array %s\n", cfg->name);
     control_subscribe (c, cl);
     keep = true;
   }

@@ -29,6 +29,7 @@ struct control_client {
   int fd;
   char buf[MAX_REQUEST];
   size_t len;
+  bool allowed;                 /* the peer is us or root */
   bool monitor;
   struct control_client *next;
 };
@@ -100,6 +101,17 @@ control_event (void *opaque, enum raid_event event, int member,
   pthread_mutex_unlock (&c->lock);
   if (c->running)
     ev_async_send (c->loop, &c->wake_w);
+}
+
+/* Read what the client has sent but we will not use, so closing sends
+ * it a clean end rather than a reset that could lose our answer. */
+static void
+drain (int fd)
+{
+  char junk[4096];
+
+  while (recv (fd, junk, sizeof junk, MSG_DONTWAIT) > 0)
+    ;
 }
 
 static void
@@ -196,6 +208,8 @@ job_cb (struct ev_loop *loop, ev_timer *w, int revents)
     c->client_seen = now;
   }
   rate = now - c->client_seen < 1.0 ? c->speed_min : c->speed_max;
+  if (c->speed_max && rate > c->speed_max)
+    rate = c->speed_max;        /* the max bounds the min too */
   budget = rate ? rate / 10 : UNLIMITED_STEP;
   if (budget < 64 * 1024)
     budget = 64 * 1024;
@@ -265,17 +279,29 @@ client_cb (struct ev_loop *loop, ev_io *w, int revents)
     return;
   cl->len += (size_t) n;
   cl->buf[cl->len] = '\0';
-  nl = strchr (cl->buf, '\n');
+  nl = memchr (cl->buf, '\n', cl->len);
+  if (memchr (cl->buf, '\0', nl ? (size_t) (nl - cl->buf) : cl->len)) {
+    dprintf (cl->fd, "ERR malformed request (a NUL byte)\n");
+    drain (cl->fd);
+    close_client (c, cl);
+    return;
+  }
   if (!nl) {
     if (cl->len == sizeof cl->buf - 1) {
       dprintf (cl->fd, "ERR command longer than %d bytes\n", MAX_REQUEST);
+      drain (cl->fd);
       close_client (c, cl);
     }
     return;
   }
   *nl = '\0';
-  if (!control_command (c, c->a, c->cfg, cl, cl->fd, cl->buf))
-    close_client (c, cl);
+  /* Refused only now, after the request, so the answer gets there. */
+  if (!cl->allowed)
+    dprintf (cl->fd, "ERR permission denied: only uid %u or root may "
+             "control array %s\n", (unsigned) geteuid (), c->cfg->name);
+  else if (control_command (c, c->a, c->cfg, cl, cl->fd, cl->buf))
+    return;
+  close_client (c, cl);
 }
 
 /* Only the server's own user (and root) may steer it. */
@@ -299,12 +325,6 @@ accept_cb (struct ev_loop *loop, ev_io *w, int revents)
 
   if (fd == -1)
     return;
-  if (!allowed (fd)) {
-    dprintf (fd, "ERR permission denied: only uid %u or root may control "
-             "array %s\n", (unsigned) geteuid (), c->cfg->name);
-    close (fd);
-    return;
-  }
   /* A client that stops reading cannot stall the loop for long. */
   setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   cl = calloc (1, sizeof *cl);
@@ -314,6 +334,7 @@ accept_cb (struct ev_loop *loop, ev_io *w, int revents)
   }
   cl->c = c;
   cl->fd = fd;
+  cl->allowed = allowed (fd);
   cl->next = c->clients;
   c->clients = cl;
   ev_io_init (&cl->w, client_cb, fd, EV_READ);

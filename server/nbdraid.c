@@ -63,7 +63,7 @@ main (int argc, char **argv)
   for (i = 0; i < N_COMMANDS; i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].run (argc - 1, argv + 1);
-  fprintf (stderr, "nbdraid: unknown command '%s'\n", argv[1]);
-  usage (stderr);
+  fprintf (stderr, "nbdraid: unknown command '%s' (nbdraid --help lists "
+           "them)\n", argv[1]);
   return 2;
 }
