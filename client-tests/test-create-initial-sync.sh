@@ -19,7 +19,7 @@ sync_case () {
   # Writes while the sync runs land in stripes on both sides of it.
   head -c 1M /dev/urandom > "$T/$name.part"
   nbdcopy "$T/$name.part" "$uri"
-  wait_status 60 'j["clean"] and j["job"]["kind"] == "idle"'
+  wait_status 60 'j["synced"] and j["job"]["kind"] == "idle"'
   nbdcopy "$uri" "$T/$name.img"
   cmp -n 1048576 "$T/$name.part" "$T/$name.img" || die "$name: data lost"
   stop_server

@@ -16,7 +16,7 @@ start_server "$conf"
 
 # Healthy.
 "$NBDRAID" status "$conf" > "$T/st0"
-grep -q "^test : active, clean raid5 \[4/4\] \[UUUU\]" "$T/st0" || die "$(cat "$T/st0")"
+grep -q "^test : active raid5 \[4/4\] \[UUUU\]" "$T/st0" || die "$(cat "$T/st0")"
 grep -Eq "^ +- +spare +nbd\+unix:///\?socket=$T/r5-s0.sock" "$T/st0" || die "$(cat "$T/st0")"
 
 cat > "$T/prog" <<EOF2
@@ -39,7 +39,7 @@ cmp "$T/data" "$T/out" || die "degraded read differs"
 # During the rebuild.
 wait_status 30 "j['job']['kind'] == 'recovery'"
 "$NBDRAID" status "$conf" > "$T/st1"
-grep -q "^test : degraded, clean, recovery raid5 \[4/3\] \[UUU_\]" "$T/st1" || die "$(cat "$T/st1")"
+grep -q "^test : degraded, recovery raid5 \[4/3\] \[UUU_\]" "$T/st1" || die "$(cat "$T/st1")"
 grep -Eq "recovery = [0-9.]+% \([0-9]+/[0-9]+ KiB\)" "$T/st1" || die "$(cat "$T/st1")"
 grep -Eq "^ +3 +recovering +nbd\+unix:///\?socket=$T/r5-s0.sock" "$T/st1" || die "$(cat "$T/st1")"
 grep -Eq "^ +- +faulty +nbd\+unix:///\?socket=$T/r5-3.sock" "$T/st1" || die "$(cat "$T/st1")"
@@ -49,7 +49,7 @@ status_is "j['state'].startswith('degraded') and j['devices'][3]['state'] == 're
 "$NBDRAID" speed-limit "$conf" 50 0 > /dev/null
 wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 4"
 "$NBDRAID" status "$conf" > "$T/st2"
-grep -q "^test : active, clean raid5 \[4/4\] \[UUUU\]" "$T/st2" || die "$(cat "$T/st2")"
+grep -q "^test : active raid5 \[4/4\] \[UUUU\]" "$T/st2" || die "$(cat "$T/st2")"
 wait_for 10 grep -q '^SpareActive' "$T/events" || die "no SpareActive: $(cat "$T/events" 2>&1)"
 kill "$monitor_pid"
 # Fail, then RebuildFinished, then SpareActive: in that order.

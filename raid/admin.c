@@ -77,8 +77,9 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   st->array_bytes = a->geo.array_bytes;
   st->member_bytes = a->geo.member_bytes;
   st->failed = array_check_alive (a) == -1;
-  st->clean = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) >=
+  st->synced = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) >=
     a->ops->sync_units (a);
+  st->clean = array_resync_offset (a) == MD_RESYNC_CLEAN;
   st->events = a->slots[a->reference].sb.events;
   for (i = 0; i < a->geo.members; i++)
     describe (&st->dev[st->ndevices++], a, &a->slots[i], (int) i);
@@ -88,7 +89,13 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
     a->job.kind == RAID_JOB_REPLACE ? (int) a->job.target : -1;
   st->mismatches = a->job.kind == RAID_JOB_CHECK ||
     a->job.kind == RAID_JOB_REPAIR ? a->job.mismatches : a->last_mismatches;
+  st->last_work_bytes = a->last_work_bytes;
   pthread_mutex_unlock (&a->sb_lock);
+  if (a->bitmap.present) {
+    st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;
+    st->bitmap_chunks = a->bitmap.chunks;
+    st->bitmap_dirty = bitmap_count_dirty (a);
+  }
   raid_job_progress (a, &st->job, &st->job_done, &st->job_total);
 }
 
@@ -331,4 +338,104 @@ raid_admin_replace (struct raid_array *a, const char *member,
                    "with: give one with --with PATH", a->name, i);
   array_start_replace (a, (unsigned) i, (unsigned) spare);
   return 0;
+}
+
+/* The device a re-add names: a role's, or one outside the roles. */
+static int
+find_readd (struct raid_array *a, const char *member, char **path)
+{
+  int i = find_device (a, member);
+
+  if (i < 0)
+    return -1;
+  *path = array_slot (a, (unsigned) i)->path;
+  return i;
+}
+
+int
+raid_admin_readd (struct raid_array *a, const char *member, char *err,
+                  size_t errlen)
+{
+  struct md_superblock *sb = NULL;
+  struct member *m = NULL;
+  struct raid_slot *slot, *ref = &a->slots[a->reference];
+  char *found, path[256], why[256];
+  unsigned r, j;
+  int i = find_readd (a, member, &found);
+  bool none, partial;
+  int ret = -1;
+
+  if (i < 0 || !found)
+    return no_such (a, member, err, errlen);
+  snprintf (path, sizeof path, "%s", found);    /* its slot may go */
+  if (a->readonly)
+    return refuse (err, errlen, "array %s is read-only", a->name);
+  if (slot_state (array_slot (a, (unsigned) i)) == SLOT_ACTIVE ||
+      slot_state (array_slot (a, (unsigned) i)) == SLOT_RECOVERING)
+    return refuse (err, errlen, "%s is in use already", path);
+  sb = malloc (sizeof *sb);
+  m = sb ? member_open (path, &a->member_opts, err, errlen) : NULL;
+  if (!m)
+    goto out;
+  if (md_sb_read (m, sb, &none, why, sizeof why) == -1) {
+    refuse (err, errlen, "%s has no usable superblock (%s); add it as a new "
+            "spare instead", path, why);
+    goto out;
+  }
+  r = md_sb_role (sb);
+  if (memcmp (sb->set_uuid, ref->sb.set_uuid, 16) != 0 || r >= a->geo.members) {
+    refuse (err, errlen, "%s was not a member of array %s (its superblock "
+            "says array '%s', role 0x%x)", path, a->name, sb->set_name, r);
+    goto out;
+  }
+  slot = &a->slots[r];
+  if (slot_state (slot) == SLOT_ACTIVE || slot_state (slot) == SLOT_RECOVERING) {
+    refuse (err, errlen, "role %u of array %s is held by %s already", r,
+            a->name, slot->path);
+    goto out;
+  }
+  /* md: with a bitmap cleared no later than the device dropped out,
+   * the bits say everything it missed. */
+  partial = a->bitmap.present && sb->events >= a->bitmap.events_cleared;
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  if (slot->io)
+    a->retired[a->nretired++] = slot->io;
+  for (j = 0; j < a->nspares; j++)
+    if (a->spares[j].path && strcmp (a->spares[j].path, path) == 0) {
+      if (a->spares[j].io)
+        a->retired[a->nretired++] = a->spares[j].io;
+      free (a->spares[j].path);
+      free (a->spares[j].controller);
+      memmove (&a->spares[j], &a->spares[j + 1],
+               (a->nspares - j - 1) * sizeof *a->spares);
+      a->nspares--;
+      break;
+    }
+  free (slot->path);
+  slot->path = strdup (path);
+  slot->io = m;
+  m = NULL;
+  memcpy (sb->dev_roles, ref->sb.dev_roles, sizeof sb->dev_roles);
+  sb->max_dev = ref->sb.max_dev;
+  slot->sb = *sb;
+  slot->data_offset_bytes = sb->data_offset_sectors * 512;
+  slot->front = 0;
+  slot->partial = partial;
+  slot->why[0] = '\0';
+  for (j = 0; j < a->geo.members; j++)
+    a->slots[j].sb.dev_roles[sb->dev_number] = r;
+  for (j = 0; j < a->nspares; j++)
+    a->spares[j].sb.dev_roles[sb->dev_number] = r;
+  __atomic_store_n (&slot->state, SLOT_RECOVERING, __ATOMIC_RELEASE);
+  ret = array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+  array_unquiesce (a);
+  array_log (a, RAID_LOG_ERROR, "array %s: re-added %s as member %u: %s",
+             a->name, slot->path, r, partial ? "recovering what the bitmap "
+             "marks" : "full recovery (no usable bitmap)");
+ out:
+  member_close (m);
+  free (sb);
+  return ret;
 }

@@ -67,7 +67,8 @@ takes (const struct raid_slot *s, const struct io_op *op)
   case SLOT_ACTIVE:
     return true;
   case SLOT_RECOVERING:
-    return op->kind == IO_FLUSH || op->off + op->len <= slot_front (s);
+    return op->kind == IO_FLUSH || op->metadata ||
+      op->off + op->len <= slot_front (s);
   default:
     return false;
   }
@@ -87,7 +88,7 @@ exec_op (void *ctx, struct io_op *op)
     return;
   }
   m = s->io;
-  off = s->data_offset_bytes + op->off;
+  off = op->metadata ? op->off : s->data_offset_bytes + op->off;
   switch (op->kind) {
   case IO_READ:
     r = m->ops->pread (m, op->buf, op->len, off);
@@ -213,7 +214,10 @@ array_unlock_units (struct raid_array *a, uint64_t first, uint64_t last)
 int
 raid_start (struct raid_array *a)
 {
-  return iopool_start (a->pool);
+  if (iopool_start (a->pool) == -1)
+    return -1;
+  a->started = true;
+  return 0;
 }
 
 const struct raid_geometry *
@@ -272,24 +276,40 @@ raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
   return a->ops->read (a, buf, count, offset);
 }
 
+/* Every write: checks, the dirty marks, the level's write, FUA. */
+static int
+write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
+               uint64_t offset, bool fua)
+{
+  uint64_t first, last;
+  int r;
+
+  if (check_writable (a) || check_range (a, count, offset) ||
+      array_check_alive (a))
+    return -1;
+  __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
+  first = a->ops->sync_unit_of (a, offset);
+  last = a->ops->sync_unit_of (a, offset + count - 1);
+  if (array_start_write (a, first, last) == -1)
+    return -1;
+  r = a->ops->write (a, buf, count, offset);
+  if (r == 0 && fua)
+    r = raid_flush (a);
+  array_end_write (a, first, last);
+  return r;
+}
+
 int
 raid_write (struct raid_array *a, const void *buf, uint64_t count,
             uint64_t offset, bool fua)
 {
-  __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
-  if (check_writable (a) || check_range (a, count, offset) ||
-      array_check_alive (a) || a->ops->write (a, buf, count, offset))
-    return -1;
-  return fua ? raid_flush (a) : 0;
+  return write_or_zero (a, buf, count, offset, fua);
 }
 
 int
 raid_zero (struct raid_array *a, uint64_t count, uint64_t offset, bool fua)
 {
-  if (check_writable (a) || check_range (a, count, offset) ||
-      array_check_alive (a) || a->ops->write (a, NULL, count, offset))
-    return -1;
-  return fua ? raid_flush (a) : 0;
+  return write_or_zero (a, NULL, count, offset, fua);
 }
 
 int
@@ -376,18 +396,3 @@ raid_sync (struct raid_array *a, uint64_t first, uint64_t n)
   return a->ops->sync (a, first, n);
 }
 
-int
-raid_update_superblocks (struct raid_array *a, bool clean)
-{
-  unsigned i;
-
-  if (check_writable (a))
-    return -1;
-  pthread_mutex_lock (&a->sb_lock);
-  for (i = 0; i < a->geo.members; i++)
-    a->slots[i].sb.resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
-  for (i = 0; i < a->nspares; i++)
-    a->spares[i].sb.resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
-  pthread_mutex_unlock (&a->sb_lock);
-  return array_write_superblocks (a);
-}

@@ -5,6 +5,7 @@
 #define NBDRAID_ARRAY_H
 
 #include "raid.h"
+#include "bitmap.h"
 #include "io-batch.h"
 #include "iopool.h"
 #include "member.h"
@@ -30,6 +31,8 @@ struct raid_slot {
   uint64_t data_offset_bytes;
   int state;                    /* enum slot_state; read with slot_state() */
   uint64_t front;               /* RECOVERING: bytes of data area rebuilt */
+  bool partial;                 /* RECOVERING: re-added, bitmap-guided */
+  uint64_t readd_tried_ms;      /* auto-readd: the last attempt */
   char why[256];                /* why it is not active */
 };
 
@@ -50,6 +53,8 @@ struct raid_level_ops {
    * and resync of n of them. */
   uint64_t (*sync_units) (const struct raid_array *a);
   int (*sync) (struct raid_array *a, uint64_t first, uint64_t n);
+  /* The sync unit holding array byte offset (for the bitmap). */
+  uint64_t (*sync_unit_of) (const struct raid_array *a, uint64_t offset);
   /* What member m should hold at [off, off+len) of its data area, from
    * the members not in gone (m must be in gone).  For recovery. */
   int (*reconstruct) (struct raid_array *a, unsigned m, uint64_t off,
@@ -79,6 +84,8 @@ struct raid_job {
   uint64_t mismatches;          /* CHECK/REPAIR: sectors */
   uint64_t checkpointed;        /* pos at the last checkpoint */
   uint64_t started_at;          /* pos when this run started */
+  bool partial;                 /* RECOVERY: only regions the bitmap marks */
+  uint64_t work_bytes;          /* bytes actually resynced or rebuilt */
 };
 
 struct raid_array {
@@ -95,6 +102,15 @@ struct raid_array {
   unsigned reference;           /* the slot whose superblock was freshest */
   int failed;                   /* lost more members than it tolerates */
   uint64_t resync_front;        /* sync units in sync; all when clean */
+  /* md's in_sync: no write in flight or recent, so the superblocks may
+   * say clean (dirty.c). */
+  int in_sync;
+  uint64_t writes_in_flight;
+  uint64_t last_write_ms;
+  bool started;                 /* raid_start ran: stop cleanly */
+  bool auto_readd;
+  struct member_open_options member_opts;      /* to reopen devices */
+  struct raid_bitmap bitmap;
   /* A role being replaced (-1: none) and the spare replacing it: set
    * only with the array quiesced, so requests read them freely. */
   int replacing;
@@ -102,6 +118,7 @@ struct raid_array {
   pthread_mutex_t sb_lock;      /* superblocks, slots and the job */
   struct raid_job job;
   uint64_t last_mismatches;     /* of the last check or repair */
+  uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
   struct stripe_locks locks;
   struct parity_code code;
@@ -178,6 +195,15 @@ void array_lock_units (struct raid_array *a, uint64_t first, uint64_t last,
                        bool exclusive);
 void array_unlock_units (struct raid_array *a, uint64_t first,
                          uint64_t last);
+
+/* dirty.c: md's clean/dirty state around writes. */
+
+/* Before a write of sync units first..last: mark the array dirty if it
+ * was clean, and the bitmap regions.  0, or -1 if the array failed. */
+int array_start_write (struct raid_array *a, uint64_t first, uint64_t last);
+void array_end_write (struct raid_array *a, uint64_t first, uint64_t last);
+/* The resync_offset the superblocks should carry now. */
+uint64_t array_resync_offset (const struct raid_array *a);
 
 /* health.c: member failure and repair. */
 

@@ -463,15 +463,17 @@ record_missing (struct raid_array *a)
     array_write_superblocks (a);
 }
 
-/* Where a resync stopped: md's resync_offset, in sync units. */
-static uint64_t
-resync_front (const struct raid_array *a, const struct md_superblock *ref)
+/* md's resync_offset: all ones, clean; 0, written to when it stopped
+ * (dirty: resync what the bitmap marks, or all); else clean but with a
+ * resync cut short there. */
+static void
+read_sync_state (struct raid_array *a, const struct md_superblock *ref)
 {
   uint64_t unit_sectors = a->geo.unit_bytes / 512;
 
-  if (ref->resync_offset_sectors == MD_RESYNC_CLEAN)
-    return a->ops->sync_units (a);
-  return ref->resync_offset_sectors / unit_sectors;
+  a->in_sync = ref->resync_offset_sectors != 0;
+  a->resync_front = ref->resync_offset_sectors == MD_RESYNC_CLEAN
+    ? a->ops->sync_units (a) : ref->resync_offset_sectors / unit_sectors;
 }
 
 struct raid_array *
@@ -537,7 +539,13 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
   for (i = 0; i < a->geo.members; i++)
     if (a->slots[i].io && a->slots[i].sb.events == ref->events)
       a->reference = i;
-  a->resync_front = resync_front (a, ref);
+  read_sync_state (a, ref);
+  a->auto_readd = cfg->auto_readd;
+  raid_config_member_options (cfg, opts->readonly, &a->member_opts);
+  if (bitmap_load (a) == -1) {
+    refuse (err, errlen, "%s", strerror (errno));
+    goto fail;
+  }
   warn_controllers (a, cfg);
   record_missing (a);
   for (i = 0; i < n; i++)
@@ -553,6 +561,21 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
   return NULL;
 }
 
+/* A clean stop, as md's: members flushed, bitmap bits cleared (unless a
+ * member is out: it will want them), superblocks marked clean. */
+static void
+stop_cleanly (struct raid_array *a)
+{
+  if (!a->started || a->readonly || array_check_alive (a) == -1 ||
+      raid_flush (a) == -1)
+    return;
+  bitmap_clear_all (a);
+  pthread_mutex_lock (&a->sb_lock);
+  __atomic_store_n (&a->in_sync, 1, __ATOMIC_SEQ_CST);
+  array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+}
+
 void
 raid_close (struct raid_array *a)
 {
@@ -560,13 +583,15 @@ raid_close (struct raid_array *a)
 
   if (!a)
     return;
+  stop_cleanly (a);
   iopool_free (a->pool);
   if (a->zeros)
     munmap ((void *) a->zeros, a->geo.unit_bytes);
   stripe_locks_destroy (&a->locks);
   pthread_mutex_destroy (&a->sb_lock);
   parity_free (&a->code);
-  for (i = 0; i < a->geo.members; i++)
+  bitmap_free (&a->bitmap);
+  for (i = 0; i < a->geo.members && a->slots; i++)
     free_slot (&a->slots[i]);
   for (i = 0; i < a->nspares; i++)
     free_slot (&a->spares[i]);

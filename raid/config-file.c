@@ -249,6 +249,24 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     if (parse_bool (value, &cfg->direct) == -1)
       return fail (st, "direct '%s' is not true or false", value);
   }
+  else if (strcmp (name, "bitmap") == 0) {
+    if (strcmp (value, "internal") != 0 && strcmp (value, "none") != 0)
+      return fail (st, "bitmap '%s' is not internal or none", value);
+    cfg->bitmap = value[0] == 'i';
+  }
+  else if (strcmp (name, "bitmap-chunk") == 0) {
+    if (raid_parse_size (value, &cfg->bitmap_chunk_bytes) == -1 ||
+        cfg->bitmap_chunk_bytes < 4096 ||
+        (cfg->bitmap_chunk_bytes & (cfg->bitmap_chunk_bytes - 1)) ||
+        cfg->bitmap_chunk_bytes > (1ULL << 31))
+      return fail (st, "bitmap-chunk '%s' is not a power of two from 4K to "
+                   "2G", value);
+    cfg->bitmap_chunk_line = st->line;
+  }
+  else if (strcmp (name, "auto-readd") == 0) {
+    if (parse_bool (value, &cfg->auto_readd) == -1)
+      return fail (st, "auto-readd '%s' is not true or false", value);
+  }
   else if (strcmp (name, "socket") == 0) {
     free (cfg->socket);
     cfg->socket = resolve_path (st, value);
@@ -421,6 +439,10 @@ check_config (struct parse_state *st)
       return;
   }
 
+  /* md keeps no bitmap for RAID0: nothing to resync. */
+  if (cfg->level == 0)
+    cfg->bitmap = false;
+
   st->line = cfg->level_line;
   min = geometry_min_members (cfg->level, cfg->layout);
   if (cfg->nmembers < min)
@@ -460,6 +482,7 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   cfg->nbd_timeout_s = 30;
   cfg->nbd_connect_timeout_s = 10;
   cfg->speed_min = 10 * 1024 * 1024;
+  cfg->bitmap = true;
   cfg->file = strdup (file);
   abs = realpath (file, NULL);
   st.fp = fopen (file, "re");

@@ -33,6 +33,10 @@ struct raid_config {
   bool direct;
   char *controllers;            /* declared names, or NULL: any */
   char *socket;                 /* control socket, or NULL: the default */
+  bool bitmap;                  /* an internal write-intent bitmap */
+  uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
+  int bitmap_chunk_line;
+  bool auto_readd;              /* re-add members that come back */
   uint64_t speed_min;           /* background work, bytes per second */
   uint64_t speed_max;           /* 0: unlimited */
   unsigned nbd_connections;

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 
 #include "array.h"
+#include "bitmap-format.h"
 #include "controllers.h"
 #include "superblock-io.h"
 
@@ -215,6 +216,59 @@ plan_controllers (struct creation *c, const struct raid_geometry *g)
   return 0;
 }
 
+/* The bitmap chunk: the config's, or mdadm's default of 64 MiB doubled
+ * until the bits fit the space before the data.  0 with err set if the
+ * config's is too small for the array. */
+static uint64_t
+bitmap_chunk (struct creation *c, const struct raid_geometry *g,
+              uint64_t data_offset)
+{
+  uint64_t sync = geometry_sync_bytes (g), chunk = c->cfg->bitmap_chunk_bytes;
+  uint64_t room = data_offset - MD_SB_OFFSET_BYTES -
+    MD_BITMAP_OFFSET_SECTORS * 512;
+
+  if (!chunk)
+    for (chunk = 64 << 20;
+         md_bitmap_disk_bytes (md_bitmap_chunks (sync, chunk)) > room;
+         chunk *= 2)
+      ;
+  if (md_bitmap_disk_bytes (md_bitmap_chunks (sync, chunk)) > room) {
+    refuse (c, "%s:%d: bitmap-chunk %" PRIu64 "K is too small for this "
+            "array: %" PRIu64 " bits need %" PRIu64 " bytes, the space "
+            "before the data holds %" PRIu64, c->cfg->file,
+            c->cfg->bitmap_chunk_line, chunk / 1024,
+            md_bitmap_chunks (sync, chunk),
+            md_bitmap_disk_bytes (md_bitmap_chunks (sync, chunk)), room);
+    return 0;
+  }
+  return chunk;
+}
+
+/* md's bitmap image: header, then a bit per chunk, all set when the
+ * array still needs its first sync. */
+static uint8_t *
+bitmap_image (const struct md_superblock *sb, const struct raid_geometry *g,
+              uint64_t chunk, bool dirty, uint64_t *bytes)
+{
+  uint64_t chunks = md_bitmap_chunks (geometry_sync_bytes (g), chunk), i;
+  struct md_bitmap_header h = {
+    .events = sb->events, .events_cleared = sb->events,
+    .sync_size_sectors = geometry_sync_bytes (g) / 512,
+    .chunk_bytes = (uint32_t) chunk, .daemon_sleep_s = 5,
+  };
+  uint8_t *image;
+
+  *bytes = md_bitmap_disk_bytes (chunks);
+  if (posix_memalign ((void **) &image, 4096, *bytes) != 0)
+    return NULL;
+  memset (image, 0, *bytes);
+  memcpy (h.uuid, sb->set_uuid, 16);
+  md_bitmap_encode (&h, image);
+  for (i = 0; dirty && i < chunks; i++)
+    image[MD_BITMAP_HEADER_BYTES + i / 8] |= (uint8_t) (1 << (i % 8));
+  return image;
+}
+
 static void
 random_uuid (uint8_t uuid[16])
 {
@@ -229,10 +283,13 @@ random_uuid (uint8_t uuid[16])
 
 static int
 write_superblocks (struct creation *c, const struct raid_geometry *g,
-                   uint64_t data_offset, bool clean)
+                   uint64_t data_offset, uint64_t bitmap_chunk_bytes,
+                   bool clean)
 {
   const struct raid_config *cfg = c->cfg;
   struct md_superblock *sb = calloc (1, sizeof *sb);
+  uint8_t *image = NULL;
+  uint64_t image_bytes = 0;
   unsigned i;
   int r = -1;
 
@@ -253,6 +310,15 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   sb->max_dev = c->n > MD_SB_DEFAULT_MAX_DEV ? c->n : MD_SB_DEFAULT_MAX_DEV;
   for (i = 0; i < sb->max_dev; i++)
     sb->dev_roles[i] = i < cfg->nmembers ? i : MD_ROLE_SPARE;
+  if (cfg->bitmap) {
+    sb->feature_map |= MD_FEATURE_BITMAP;
+    sb->bitmap_offset_sectors = MD_BITMAP_OFFSET_SECTORS;
+    image = bitmap_image (sb, g, bitmap_chunk_bytes, !clean, &image_bytes);
+    if (!image) {
+      refuse (c, "%s", strerror (ENOMEM));
+      goto out;
+    }
+  }
 
   for (i = 0; i < c->n; i++) {
     struct member *m = c->members[i];
@@ -262,14 +328,17 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
     /* RAID0: equal data sizes, so md sees a single zone. */
     sb->data_size_sectors = cfg->level == 0 ? g->member_bytes / SECTOR
       : (m->size_bytes - data_offset) / SECTOR;
-    if (md_sb_write (m, sb) == -1 || m->ops->flush (m) == -1) {
-      refuse (c, "%s: writing the superblock: %s", m->name,
+    if ((image && m->ops->pwrite (m, image, image_bytes, MD_SB_OFFSET_BYTES
+                                  + MD_BITMAP_OFFSET_SECTORS * 512) == -1) ||
+        md_sb_write (m, sb) == -1 || m->ops->flush (m) == -1) {
+      refuse (c, "%s: writing the superblock and bitmap: %s", m->name,
               strerror (errno));
       goto out;
     }
   }
   r = 0;
  out:
+  free (image);
   free (sb);
   return r;
 }
@@ -284,7 +353,7 @@ raid_create (struct raid_config *cfg,
   /* The server resyncs in the background what is not clean. */
   bool needs_sync = !opts->assume_clean && cfg->level != 0;
   struct raid_geometry g;
-  uint64_t data_offset;
+  uint64_t data_offset, chunk = 0;
   unsigned i;
   int r = -1;
 
@@ -292,8 +361,9 @@ raid_create (struct raid_config *cfg,
   if (!c.members)
     return refuse (&c, "%s", strerror (ENOMEM));
   if (open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
+      (cfg->bitmap && !(chunk = bitmap_chunk (&c, &g, data_offset))) ||
       plan_controllers (&c, &g) ||
-      write_superblocks (&c, &g, data_offset, !needs_sync))
+      write_superblocks (&c, &g, data_offset, chunk, !needs_sync))
     goto out;
   r = 0;
  out:

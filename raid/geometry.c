@@ -248,3 +248,11 @@ geometry_survives (const struct raid_geometry *g, const uint64_t *gone)
   }
   return true;
 }
+
+uint64_t
+geometry_sync_bytes (const struct raid_geometry *g)
+{
+  if (g->parity_members)
+    return g->member_bytes;
+  return (g->array_bytes + g->unit_bytes - 1) / g->unit_bytes * g->unit_bytes;
+}

@@ -91,6 +91,10 @@ bool geometry_unit_at (const struct raid_geometry *g, unsigned disk,
 void geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
                           struct stripe_map *map);
 
+/* Bytes of the space resync and the bitmap cover: each member's data
+ * area for parity levels, the array (in whole units) for copies. */
+uint64_t geometry_sync_bytes (const struct raid_geometry *g);
+
 /* Whether every array byte stays readable without the members in gone
  * (a bitmask, as in member-set.h: bit m of gone[m / 64]). */
 bool geometry_survives (const struct raid_geometry *g,

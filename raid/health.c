@@ -129,10 +129,12 @@ max_events (const struct raid_array *a)
 }
 
 static int
-write_one (struct raid_slot *s, uint64_t events, uint64_t now)
+write_one (struct raid_array *a, struct raid_slot *s, uint64_t events,
+           uint64_t now)
 {
   s->sb.events = events;
   s->sb.utime = now;
+  s->sb.resync_offset_sectors = array_resync_offset (a);
   /* md v1.2: recovery_offset says how far a rebuilt device is valid. */
   if (slot_state (s) == SLOT_RECOVERING) {
     s->sb.feature_map |= MD_FEATURE_RECOVERY_OFFSET;
@@ -142,7 +144,10 @@ write_one (struct raid_slot *s, uint64_t events, uint64_t now)
     s->sb.feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;
     s->sb.recovery_offset_sectors = 0;
   }
-  if (md_sb_write (s->io, &s->sb) == -1 || s->io->ops->flush (s->io) == -1)
+  /* The bitmap's events go with the superblock's: md takes a bitmap
+   * older than the superblock for stale. */
+  if (bitmap_write_header (a, s, events) == -1 ||
+      md_sb_write (s->io, &s->sb) == -1 || s->io->ops->flush (s->io) == -1)
     return -1;
   return 0;
 }
@@ -169,7 +174,7 @@ array_write_superblocks_locked (struct raid_array *a)
     again = false;
     for (i = 0; i < a->geo.members; i++) {
       struct raid_slot *s = &a->slots[i];
-      if (!in_use (s) || write_one (s, events, now) == 0)
+      if (!in_use (s) || write_one (a, s, events, now) == 0)
         continue;
       snprintf (why, sizeof why, "superblock write: %s", strerror (errno));
       again |= take_out (a, i, why);
@@ -177,7 +182,7 @@ array_write_superblocks_locked (struct raid_array *a)
   }
   for (i = 0; i < a->nspares; i++) {
     struct raid_slot *s = &a->spares[i];
-    if (in_use (s) && write_one (s, events, now) == -1) {
+    if (in_use (s) && write_one (a, s, events, now) == -1) {
       snprintf (why, sizeof why, "superblock write: %s", strerror (errno));
       take_out_spare (a, a->geo.members + i, why);
     }
@@ -209,9 +214,10 @@ static void
 describe_op (const struct raid_array *a, const struct io_op *op, char *buf,
              size_t len)
 {
-  snprintf (buf, len, "%s at %" PRIu64 ": %s", io_kind_name (op->kind),
-            array_slot ((struct raid_array *) a, op->member)->data_offset_bytes
-            + op->off, strerror (op->err));
+  snprintf (buf, len, "%s%s at %" PRIu64 ": %s", io_kind_name (op->kind),
+            op->metadata ? " of the bitmap" : "", op->off + (op->metadata ? 0
+            : array_slot ((struct raid_array *) a, op->member)->data_offset_bytes),
+            strerror (op->err));
 }
 
 int

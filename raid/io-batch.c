@@ -78,6 +78,19 @@ io_batch_add (struct io_batch *b, enum io_kind kind, unsigned member,
   return 0;
 }
 
+int
+io_batch_add_metadata (struct io_batch *b, unsigned member, uint64_t off,
+                       uint64_t len, void *buf)
+{
+  /* It never merges with data, in either direction. */
+  b->last[member] = IO_NONE;
+  if (io_batch_add (b, IO_WRITE, member, off, len, buf))
+    return -1;
+  b->ops[b->n - 1].metadata = true;
+  b->last[member] = IO_NONE;
+  return 0;
+}
+
 const char *
 io_kind_name (enum io_kind kind)
 {

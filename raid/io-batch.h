@@ -7,6 +7,7 @@
 #ifndef NBDRAID_IO_BATCH_H
 #define NBDRAID_IO_BATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ struct io_op {
   uint64_t off;                 /* byte offset in the member's data area */
   uint64_t len;
   void *buf;                    /* IO_READ / IO_WRITE */
+  bool metadata;                /* off is from the member's start */
   int err;                      /* 0, or the errno it failed with */
 };
 
@@ -40,6 +42,11 @@ void io_batch_free (struct io_batch *b);
  * continues it.  Returns 0 or -1 (ENOMEM). */
 int io_batch_add (struct io_batch *b, enum io_kind kind, unsigned member,
                   uint64_t off, uint64_t len, void *buf);
+
+/* A write of metadata (the bitmap) at an offset from the member's
+ * start, outside its data area. */
+int io_batch_add_metadata (struct io_batch *b, unsigned member, uint64_t off,
+                           uint64_t len, void *buf);
 
 const char *io_kind_name (enum io_kind kind);
 

@@ -212,6 +212,12 @@ copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
 }
 
 static uint64_t
+copies_sync_unit_of (const struct raid_array *a, uint64_t offset)
+{
+  return offset / a->geo.unit_bytes;
+}
+
+static uint64_t
 copies_sync_units (const struct raid_array *a)
 {
   return array_units (a);
@@ -410,6 +416,7 @@ const struct raid_level_ops copies_level_ops = {
   .locate = copies_locate,
   .sync_units = copies_sync_units,
   .sync = copies_sync,
+  .sync_unit_of = copies_sync_unit_of,
   .reconstruct = copies_reconstruct,
   .member_keys = copies_member_keys,
   .check = copies_check,

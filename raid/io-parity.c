@@ -771,6 +771,12 @@ parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
 }
 
 static uint64_t
+parity_sync_unit_of (const struct raid_array *a, uint64_t offset)
+{
+  return offset / (a->geo.chunk_bytes * a->geo.data_members);
+}
+
+static uint64_t
 parity_sync_units (const struct raid_array *a)
 {
   return a->geo.member_bytes / a->geo.chunk_bytes;
@@ -890,6 +896,7 @@ const struct raid_level_ops parity_level_ops = {
   .locate = parity_locate,
   .sync_units = parity_sync_units,
   .sync = parity_sync,
+  .sync_unit_of = parity_sync_unit_of,
   .reconstruct = reconstruct_range,
   .member_keys = parity_member_keys,
   .check = parity_check,

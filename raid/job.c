@@ -162,6 +162,7 @@ choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) == SLOT_RECOVERING) {
       start_rebuild (a, RAID_JOB_RECOVERY, m, 0, slot_front (&a->slots[m]));
+      a->job.partial = a->slots[m].partial;
       return;
     }
   for (m = 0; m < a->geo.members; m++) {
@@ -228,6 +229,28 @@ collect_key (void *opaque, uint64_t key)
 {
   struct { uint64_t *keys; size_t n; } *k = opaque;
   k->keys[k->n++] = key;
+}
+
+static void
+note_dirty_key (void *opaque, uint64_t key)
+{
+  struct { struct raid_array *a; bool dirty; } *d = opaque;
+  d->dirty |= bitmap_dirty (d->a, key);
+}
+
+/* A re-added member needs only what was written while it was away:
+ * the windows the bitmap marks (lock keys are sync units). */
+static bool
+window_needed (struct raid_array *a, uint64_t pos, uint64_t len)
+{
+  struct { struct raid_array *a; bool dirty; } d = { a, false };
+  const uint64_t U = a->geo.unit_bytes;
+
+  if (!a->job.partial)
+    return true;
+  a->ops->member_keys (a, a->job.target, pos / U, (pos + len - 1) / U,
+                       note_dirty_key, &d);
+  return d.dirty;
 }
 
 /* Rebuild [pos, pos+len) of the target: reconstruct it from the others
@@ -336,6 +359,7 @@ finish_rebuild (struct raid_array *a)
 {
   unsigned r = a->job.target;
 
+  a->last_work_bytes = a->job.work_bytes;
   array_event (a, RAID_EVENT_REBUILD_FINISHED, (int) r,
                raid_job_name (a->job.kind));
   if (a->job.kind == RAID_JOB_REPLACE) {
@@ -345,12 +369,14 @@ finish_rebuild (struct raid_array *a)
   }
   else {
     pthread_mutex_lock (&a->sb_lock);
+    a->slots[r].partial = false;
     __atomic_store_n (&a->slots[r].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
     a->job.kind = RAID_JOB_NONE;
     array_write_superblocks_locked (a);
     pthread_mutex_unlock (&a->sb_lock);
     array_log (a, RAID_LOG_ERROR, "array %s: recovery of member %u (%s) "
-               "finished", a->name, r, a->slots[r].path);
+               "finished: %" PRIu64 " bytes rebuilt", a->name, r,
+               a->slots[r].path, a->last_work_bytes);
   }
   array_event (a, RAID_EVENT_SPARE_ACTIVE, (int) r, "");
 }
@@ -382,8 +408,14 @@ step_rebuild (struct raid_array *a, uint64_t budget)
   len = (len + a->geo.unit_bytes - 1) / a->geo.unit_bytes * a->geo.unit_bytes;
   if (len > a->job.end - a->job.pos)
     len = a->job.end - a->job.pos;
-  if (rebuild_window (a, a->job.pos, len) == -1)
-    return -1;
+  if (window_needed (a, a->job.pos, len)) {
+    if (rebuild_window (a, a->job.pos, len) == -1)
+      return -1;
+    a->job.work_bytes += len;
+  }
+  else
+    __atomic_store_n (&rebuild_target (a)->front, a->job.pos + len,
+                      __ATOMIC_RELEASE);
   a->job.pos += len;
   progress_event (a, before, a->job.pos, a->job.end);
   if (a->job.pos == a->job.end) {
@@ -404,34 +436,39 @@ set_resync_front (struct raid_array *a, uint64_t front)
   __atomic_store_n (&a->resync_front, front, __ATOMIC_RELEASE);
 }
 
+/* Resync: regions the bitmap marks (everything, without one) get their
+ * parity recomputed or their first copy copied over the others. */
 static int
 step_resync (struct raid_array *a, uint64_t budget)
 {
-  uint64_t per = unit_progress_bytes (a), n = budget / per;
-  unsigned m;
+  uint64_t per = unit_progress_bytes (a), n = budget / per, run;
 
   if (n == 0)
     n = 1;
-  if (n > a->job.end - a->job.pos)
-    n = a->job.end - a->job.pos;
-  if (a->ops->sync (a, a->job.pos, n) == -1)
+  /* Regions the bitmap says are in sync go by without I/O. */
+  while (a->job.pos < a->job.end && !bitmap_dirty (a, a->job.pos))
+    a->job.pos++;
+  for (run = 0; run < n && a->job.pos + run < a->job.end &&
+       bitmap_dirty (a, a->job.pos + run); run++)
+    ;
+  if (run && a->ops->sync (a, a->job.pos, run) == -1)
     return -1;
-  a->job.pos += n;
+  a->job.pos += run;
+  a->job.work_bytes += run * per;
   set_resync_front (a, a->job.pos);
   if (a->job.pos == a->job.end) {
+    pthread_mutex_lock (&a->sb_lock);
+    a->last_work_bytes = a->job.work_bytes;
     a->job.kind = RAID_JOB_NONE;
-    raid_update_superblocks (a, true);
-    array_log (a, RAID_LOG_ERROR, "array %s: resync finished", a->name);
+    array_write_superblocks_locked (a);
+    pthread_mutex_unlock (&a->sb_lock);
+    array_log (a, RAID_LOG_ERROR, "array %s: resync finished: %" PRIu64
+               " bytes of each member resynced", a->name, a->last_work_bytes);
     array_event (a, RAID_EVENT_REBUILD_FINISHED, -1, "resync");
     return 1;
   }
   if ((a->job.pos - a->job.checkpointed) * per >= checkpoint_bytes (a)) {
-    pthread_mutex_lock (&a->sb_lock);
-    for (m = 0; m < a->geo.members; m++)
-      a->slots[m].sb.resync_offset_sectors =
-        a->job.pos * a->geo.unit_bytes / 512;
-    array_write_superblocks_locked (a);
-    pthread_mutex_unlock (&a->sb_lock);
+    array_write_superblocks (a);
     a->job.checkpointed = a->job.pos;
   }
   return 1;

@@ -88,9 +88,11 @@ int raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
 uint64_t raid_sync_units (const struct raid_array *a);
 int raid_sync (struct raid_array *a, uint64_t first, uint64_t n);
 
-/* Write the in-memory superblocks back to every member, with events
- * bumped and the given clean state, and flush them. */
-int raid_update_superblocks (struct raid_array *a, bool clean);
+/* Housekeeping, about once a second (the control plane calls it):
+ * superblocks marked clean after writes stop (md's safemode), bitmap
+ * bits of idle regions cleared, failed members re-added when the config
+ * asks for it. */
+void raid_maintenance (struct raid_array *a);
 
 /* Background work: one job at a time.  With no job running,
  * raid_job_step starts what the array needs by itself: a resync after
@@ -140,7 +142,9 @@ struct raid_status {
   uint64_t chunk_bytes;
   unsigned members;
   uint64_t array_bytes, member_bytes;
-  bool failed, clean;
+  bool failed;
+  bool synced;                  /* redundancy complete: no resync due */
+  bool clean;                   /* md's clean: no write in flight */
   uint64_t events;
   unsigned ndevices;
   struct raid_device_status dev[2 * RAID_MAX_MEMBERS];
@@ -148,6 +152,10 @@ struct raid_status {
   int job_target;
   uint64_t job_done, job_total;       /* bytes of each member */
   uint64_t mismatches;                /* sectors, after check/repair */
+  uint64_t last_work_bytes;           /* of each member, last resync or
+                                       * recovery */
+  uint64_t bitmap_chunk_bytes;        /* 0: no bitmap */
+  uint64_t bitmap_chunks, bitmap_dirty;
 };
 void raid_get_status (struct raid_array *a, struct raid_status *st);
 
@@ -165,6 +173,10 @@ int raid_admin_add (struct raid_array *a, const char *path, char *err,
  * NULL) while MEMBER keeps serving; then swap them. */
 int raid_admin_replace (struct raid_array *a, const char *member,
                         const char *with, char *err, size_t errlen);
+/* Bring back a member that dropped out (mdadm --re-add): with a usable
+ * bitmap only the regions written meanwhile are recovered. */
+int raid_admin_readd (struct raid_array *a, const char *member, char *err,
+                      size_t errlen);
 
 /* nbdraid create: write md v1.2 superblocks for cfg on every member and
  * spare.  Unless assume_clean, the array is marked not in sync and the

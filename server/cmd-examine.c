@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "member.h"
 #include "superblock-io.h"
 #include "geometry.h"
+#include "bitmap-format.h"
 
 static const char *
 md_time (uint64_t t, char *buf, size_t len)
@@ -56,6 +58,38 @@ role_text (uint16_t role, char *buf, size_t len)
   return buf;
 }
 
+/* The member's bitmap, as mdadm --examine-bitmap reads it: its header
+ * and the count of set bits.  False when there is none to read. */
+static bool
+read_bitmap (struct member *m, const struct md_superblock *sb,
+             struct md_bitmap_header *h, uint64_t *chunks, uint64_t *dirty,
+             char *why, size_t len)
+{
+  uint64_t start = sb->super_offset_sectors * 512 +
+    (int64_t) sb->bitmap_offset_sectors * 512, bytes, i;
+  uint8_t *image = NULL;
+  bool ok = false;
+
+  if (!(sb->feature_map & MD_FEATURE_BITMAP))
+    return false;
+  image = malloc (4096);
+  if (!image || m->ops->pread (m, image, 4096, start) == -1 ||
+      md_bitmap_decode (image, h, why, len) == -1)
+    goto out;
+  *chunks = md_bitmap_chunks (h->sync_size_sectors * 512, h->chunk_bytes);
+  bytes = md_bitmap_disk_bytes (*chunks);
+  free (image);
+  image = malloc (bytes);
+  if (!image || m->ops->pread (m, image, bytes, start) == -1)
+    goto out;
+  for (*dirty = 0, i = 0; i < *chunks; i++)
+    *dirty += image[MD_BITMAP_HEADER_BYTES + i / 8] >> (i % 8) & 1;
+  ok = true;
+ out:
+  free (image);
+  return ok;
+}
+
 /* Array size from the superblock, or 0 when its geometry is not one
  * we support. */
 static uint64_t
@@ -72,8 +106,11 @@ array_bytes (const struct md_superblock *sb)
 }
 
 static void
-print_text (const char *path, const struct md_superblock *sb)
+print_text (const char *path, struct member *m, const struct md_superblock *sb)
 {
+  struct md_bitmap_header bh;
+  uint64_t chunks, dirty;
+  char why[256];
   char uuid[36], t[64], layout[40], role[32], state[MD_SB_MAX_DEV_LIMIT + 1];
 
   printf ("%s:\n", path);
@@ -108,12 +145,23 @@ print_text (const char *path, const struct md_superblock *sb)
     printf ("     Chunk Size : %uK\n\n", sb->chunk_sectors / 2);
   printf ("    Device Role : %s\n", role_text (md_sb_role (sb), role,
                                               sizeof role));
-  printf ("    Array State : %s\n\n", array_state (sb, state, sizeof state));
+  printf ("    Array State : %s\n", array_state (sb, state, sizeof state));
+  if (read_bitmap (m, sb, &bh, &chunks, &dirty, why, sizeof why))
+    printf ("   Bitmap Chunk : %uK\n  Bitmap Events : %" PRIu64 "\n   Bitmap Dirty : "
+            "%" PRIu64 " of %" PRIu64 " chunks\n", bh.chunk_bytes / 1024,
+            bh.events, dirty, chunks);
+  else if (sb->feature_map & MD_FEATURE_BITMAP)
+    printf ("        Bitmap : unreadable: %s\n", why);
+  printf ("\n");
 }
 
 static void
-print_json (const char *path, const struct md_superblock *sb, bool first)
+print_json (const char *path, struct member *m, const struct md_superblock *sb,
+            bool first)
 {
+  struct md_bitmap_header bh;
+  uint64_t chunks, dirty;
+  char why[256];
   char uuid[36], layout[40], role[32], state[MD_SB_MAX_DEV_LIMIT + 1];
   uint16_t r = md_sb_role (sb);
 
@@ -139,9 +187,15 @@ print_json (const char *path, const struct md_superblock *sb, bool first)
   printf (", \"data_offset_sectors\": %" PRIu64
           ", \"data_size_sectors\": %" PRIu64 ", \"size_sectors\": %" PRIu64
           ", \"array_bytes\": %" PRIu64 ", \"feature_map\": %u"
-          ", \"checksum\": \"%08x\"}", sb->data_offset_sectors,
+          ", \"checksum\": \"%08x\"", sb->data_offset_sectors,
           sb->data_size_sectors, sb->size_sectors, array_bytes (sb),
           sb->feature_map, sb->sb_csum);
+  if (read_bitmap (m, sb, &bh, &chunks, &dirty, why, sizeof why))
+    printf (", \"bitmap\": {\"chunk_bytes\": %u, \"events\": %" PRIu64
+            ", \"events_cleared\": %" PRIu64 ", \"chunks\": %" PRIu64
+            ", \"dirty\": %" PRIu64 "}", bh.chunk_bytes, bh.events,
+            bh.events_cleared, chunks, dirty);
+  printf ("}");
 }
 
 /* For a config: where its members sit on controllers, and whether the
@@ -237,11 +291,11 @@ cmd_examine (int argc, char **argv)
       status = 1;
     }
     else if (json) {
-      print_json (path, &sb, first);
+      print_json (path, m, &sb, first);
       first = false;
     }
     else
-      print_text (path, &sb);
+      print_text (path, m, &sb);
     member_close (m);
   }
   if (json)

@@ -41,7 +41,7 @@ array_state (const struct raid_status *st, char *buf, size_t len)
 {
   snprintf (buf, len, "%s%s%s%s", st->failed ? "failed"
             : working (st) < st->members ? "degraded" : "active",
-            st->clean ? ", clean" : ", not in sync",
+            st->synced ? "" : ", resync due",
             st->job != RAID_JOB_NONE ? ", " : "",
             st->job != RAID_JOB_NONE ? raid_job_name (st->job) : "");
 }
@@ -104,6 +104,10 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
       fprintf (fp, "  (%s)", d->why);
     fputc ('\n', fp);
   }
+  if (st->bitmap_chunk_bytes)
+    fprintf (fp, "      bitmap: %" PRIu64 "/%" PRIu64 " chunks dirty, %"
+             PRIu64 "K chunk\n", st->bitmap_dirty, st->bitmap_chunks,
+             st->bitmap_chunk_bytes / 1024);
   fprintf (fp, "      last check: %" PRIu64 " mismatched sectors\n",
            st->mismatches);
 }
@@ -127,8 +131,9 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            ", \"working\": %u, \"state\": ", st->chunk_bytes,
            st->array_bytes, st->member_bytes, st->members, working (st));
   json_string (fp, state);
-  fprintf (fp, ", \"failed\": %s, \"clean\": %s, \"events\": %" PRIu64,
-           st->failed ? "true" : "false", st->clean ? "true" : "false",
+  fprintf (fp, ", \"failed\": %s, \"synced\": %s, \"clean\": %s"
+           ", \"events\": %" PRIu64, st->failed ? "true" : "false",
+           st->synced ? "true" : "false", st->clean ? "true" : "false",
            st->events);
   fprintf (fp, ", \"devices\": [");
   for (i = 0; i < st->ndevices; i++) {
@@ -150,9 +155,13 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            raid_job_name (st->job), st->job_target, st->job_done,
            st->job_total, st->job_total ? 100.0 * st->job_done /
            st->job_total : 0.0, speed);
-  fprintf (fp, ", \"mismatches\": %" PRIu64 ", \"speed_limit\": {\"min_bytes"
-           "_per_sec\": %" PRIu64 ", \"max_bytes_per_sec\": %" PRIu64 "}}\n",
-           st->mismatches, min, max);
+  fprintf (fp, ", \"mismatches\": %" PRIu64 ", \"last_work_bytes\": %"
+           PRIu64 ", \"bitmap\": {\"chunk_bytes\": %" PRIu64 ", \"chunks\": %"
+           PRIu64 ", \"dirty\": %" PRIu64 "}", st->mismatches,
+           st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
+           st->bitmap_dirty);
+  fprintf (fp, ", \"speed_limit\": {\"min_bytes_per_sec\": %" PRIu64
+           ", \"max_bytes_per_sec\": %" PRIu64 "}}\n", min, max);
 }
 
 static bool
@@ -258,6 +267,12 @@ control_command (struct control *c, struct raid_array *a,
     snprintf (done, sizeof done, "removed %s", w[1]);
     answer (fp, r, err, done);
   }
+  else if (strcmp (w[0], "re-add") == 0 && n == 2) {
+    r = raid_admin_readd (a, w[1], err, sizeof err);
+    snprintf (done, sizeof done, "re-added %s", w[1]);
+    answer (fp, r, err, done);
+    control_kick (c);
+  }
   else if (strcmp (w[0], "add") == 0 && n == 2) {
     r = raid_admin_add (a, w[1], err, sizeof err);
     if (r == 0)
@@ -300,7 +315,7 @@ control_command (struct control *c, struct raid_array *a,
   }
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
-             "fail, remove, add, replace, check, repair, idle, speed-limit, "
+             "fail, remove, add, re-add, replace, check, repair, idle, speed-limit, "
              "monitor)\n", w[0]);
   fclose (fp);
   return keep;

@@ -50,6 +50,7 @@ struct control {
   ev_async wake_w;
   ev_timer job_w;
   ev_timer sample_w;
+  ev_timer maintenance_w;
   pthread_t thread;
   bool running;
   pthread_mutex_t lock;         /* the queue and stopping */
@@ -242,6 +243,15 @@ control_set_speed (struct control *c, uint64_t min, uint64_t max)
   control_kick (c);
 }
 
+static void
+maintenance_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+  struct control *c = w->data;
+
+  raid_maintenance (c->a);
+  control_kick (c);             /* a re-added member wants its rebuild */
+}
+
 /* Progress speed over the last few seconds, for status. */
 static void
 sample_cb (struct ev_loop *loop, ev_timer *w, int revents)
@@ -416,6 +426,9 @@ control_start (struct control *c, struct raid_array *a, char *err,
   ev_timer_init (&c->job_w, job_cb, 0, 0);
   c->job_w.data = c;
   ev_timer_start (c->loop, &c->job_w);
+  ev_timer_init (&c->maintenance_w, maintenance_cb, 1, 1);
+  c->maintenance_w.data = c;
+  ev_timer_start (c->loop, &c->maintenance_w);
   ev_timer_init (&c->sample_w, sample_cb, 2, 2);
   c->sample_w.data = c;
   ev_timer_start (c->loop, &c->sample_w);

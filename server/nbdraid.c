@@ -22,6 +22,7 @@ static const struct {
   { "fail", cmd_admin, "fail CONFIG MEMBER [--force]" },
   { "remove", cmd_admin, "remove CONFIG MEMBER" },
   { "add", cmd_admin, "add CONFIG PATH" },
+  { "re-add", cmd_admin, "re-add CONFIG MEMBER" },
   { "replace", cmd_admin, "replace CONFIG MEMBER [--with PATH]" },
   { "check", cmd_admin, "check CONFIG" },
   { "repair", cmd_admin, "repair CONFIG" },

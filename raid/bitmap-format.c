@@ -1,0 +1,80 @@
+/* nbdraid: encoding and checking md's bitmap header. */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bitmap-format.h"
+#include "le.h"
+
+/* Offsets of md's bitmap_super_s (drivers/md/md-bitmap.h). */
+enum {
+  BM_MAGIC = 0, BM_VERSION = 4, BM_UUID = 8, BM_EVENTS = 24,
+  BM_EVENTS_CLEARED = 32, BM_SYNC_SIZE = 40, BM_STATE = 48, BM_CHUNK = 52,
+  BM_DAEMON_SLEEP = 56, BM_WRITE_BEHIND = 60, BM_SECTORS_RESERVED = 64,
+};
+
+void
+md_bitmap_encode (const struct md_bitmap_header *h, uint8_t *b)
+{
+  memset (b, 0, MD_BITMAP_HEADER_BYTES);
+  le32_put (b + BM_MAGIC, MD_BITMAP_MAGIC);
+  le32_put (b + BM_VERSION, MD_BITMAP_VERSION);
+  memcpy (b + BM_UUID, h->uuid, 16);
+  le64_put (b + BM_EVENTS, h->events);
+  le64_put (b + BM_EVENTS_CLEARED, h->events_cleared);
+  le64_put (b + BM_SYNC_SIZE, h->sync_size_sectors);
+  le32_put (b + BM_STATE, h->state);
+  le32_put (b + BM_CHUNK, h->chunk_bytes);
+  le32_put (b + BM_DAEMON_SLEEP, h->daemon_sleep_s);
+  le32_put (b + BM_WRITE_BEHIND, h->write_behind);
+  le32_put (b + BM_SECTORS_RESERVED, h->sectors_reserved);
+}
+
+int
+md_bitmap_decode (const uint8_t *b, struct md_bitmap_header *h, char *err,
+                  size_t errlen)
+{
+  uint32_t magic = le32_get (b + BM_MAGIC), version = le32_get (b + BM_VERSION);
+
+  if (magic != MD_BITMAP_MAGIC) {
+    snprintf (err, errlen, "bitmap magic 0x%08x is wrong", magic);
+    return -1;
+  }
+  if (version < 3 || version > MD_BITMAP_VERSION) {
+    snprintf (err, errlen, "bitmap version %u is not supported", version);
+    return -1;
+  }
+  memcpy (h->uuid, b + BM_UUID, 16);
+  h->events = le64_get (b + BM_EVENTS);
+  h->events_cleared = le64_get (b + BM_EVENTS_CLEARED);
+  h->sync_size_sectors = le64_get (b + BM_SYNC_SIZE);
+  h->state = le32_get (b + BM_STATE);
+  h->chunk_bytes = le32_get (b + BM_CHUNK);
+  h->daemon_sleep_s = le32_get (b + BM_DAEMON_SLEEP);
+  h->write_behind = le32_get (b + BM_WRITE_BEHIND);
+  h->sectors_reserved = le32_get (b + BM_SECTORS_RESERVED);
+  if (h->chunk_bytes < 512 || (h->chunk_bytes & (h->chunk_bytes - 1))) {
+    snprintf (err, errlen, "bitmap chunksize %u is not a power of two of "
+              "at least 512", h->chunk_bytes);
+    return -1;
+  }
+  if (h->write_behind) {
+    snprintf (err, errlen, "bitmap write_behind %u is not supported",
+              h->write_behind);
+    return -1;
+  }
+  return 0;
+}
+
+uint64_t
+md_bitmap_chunks (uint64_t sync_bytes, uint64_t chunk_bytes)
+{
+  return (sync_bytes + chunk_bytes - 1) / chunk_bytes;
+}
+
+uint64_t
+md_bitmap_disk_bytes (uint64_t chunks)
+{
+  return (MD_BITMAP_HEADER_BYTES + (chunks + 7) / 8 + 4095) / 4096 * 4096;
+}

@@ -1,0 +1,120 @@
+/* nbdraid: md's clean and dirty states.
+ *
+ * The superblocks say whether the array may have stripes in flight: the
+ * first write after a quiet spell marks them dirty (resync_offset 0)
+ * before it reaches a member; once writes have stopped for a while
+ * (md's safemode) the members are flushed and the superblocks marked
+ * clean again.  After a crash the array is dirty, and the resync covers
+ * what the bitmap marks, or everything without one.
+ */
+#include <config.h>
+
+#include <time.h>
+
+#include "array.h"
+
+/* How long writes must have stopped before the array is marked clean
+ * again (md's safemode_delay is 200 ms; a little longer here spares a
+ * superblock write per burst of a bursty writer). */
+#define SAFEMODE_MS 2000
+
+static uint64_t
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+uint64_t
+array_resync_offset (const struct raid_array *a)
+{
+  uint64_t front = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE);
+
+  if (!__atomic_load_n (&a->in_sync, __ATOMIC_ACQUIRE))
+    return 0;
+  if (front >= a->ops->sync_units (a))
+    return MD_RESYNC_CLEAN;
+  return front * a->geo.unit_bytes / 512;
+}
+
+int
+array_start_write (struct raid_array *a, uint64_t first, uint64_t last)
+{
+  /* Count ourselves before looking at in_sync: maintenance sets in_sync
+   * before it counts writers, so one of us sees the other. */
+  __atomic_add_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&a->in_sync, __ATOMIC_SEQ_CST)) {
+    pthread_mutex_lock (&a->sb_lock);
+    if (a->in_sync) {
+      __atomic_store_n (&a->in_sync, 0, __ATOMIC_SEQ_CST);
+      array_write_superblocks_locked (a);
+    }
+    pthread_mutex_unlock (&a->sb_lock);
+  }
+  if (bitmap_start_write (a, first, last) == -1 || array_check_alive (a)) {
+    array_end_write (a, first, last);
+    return -1;
+  }
+  return 0;
+}
+
+void
+array_end_write (struct raid_array *a, uint64_t first, uint64_t last)
+{
+  bitmap_end_write (a, first, last);
+  __atomic_store_n (&a->last_write_ms, now_ms (), __ATOMIC_RELAXED);
+  __atomic_sub_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Safemode: mark the array clean once writes have stopped. */
+static void
+mark_clean_when_quiet (struct raid_array *a)
+{
+  if (__atomic_load_n (&a->in_sync, __ATOMIC_SEQ_CST) ||
+      __atomic_load_n (&a->writes_in_flight, __ATOMIC_SEQ_CST) ||
+      now_ms () - __atomic_load_n (&a->last_write_ms, __ATOMIC_RELAXED)
+      < SAFEMODE_MS || raid_flush (a) == -1)
+    return;
+  pthread_mutex_lock (&a->sb_lock);
+  __atomic_store_n (&a->in_sync, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&a->writes_in_flight, __ATOMIC_SEQ_CST))
+    __atomic_store_n (&a->in_sync, 0, __ATOMIC_SEQ_CST);     /* one came */
+  else
+    array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+}
+
+/* auto-readd: try the devices of empty roles again now and then (an
+ * NBD member whose host came back). */
+#define READD_EVERY_MS 5000
+
+static void
+readd_returning (struct raid_array *a)
+{
+  char err[512];
+  unsigned m;
+
+  for (m = 0; m < a->geo.members; m++) {
+    struct raid_slot *s = &a->slots[m];
+    enum slot_state st = slot_state (s);
+    if ((st != SLOT_FAULTY && st != SLOT_MISSING) || !s->path ||
+        now_ms () - s->readd_tried_ms < READD_EVERY_MS)
+      continue;
+    s->readd_tried_ms = now_ms ();
+    if (raid_admin_readd (a, s->path, err, sizeof err) == 0)
+      return;                   /* one at a time: the job picks it up */
+  }
+}
+
+void
+raid_maintenance (struct raid_array *a)
+{
+  if (a->readonly || array_check_alive (a) == -1)
+    return;
+  mark_clean_when_quiet (a);
+  bitmap_sweep (a);
+  if (a->auto_readd)
+    readd_returning (a);
+}
