@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "array.h"
 
@@ -74,13 +75,22 @@ takes (const struct raid_slot *s, const struct io_op *op)
   }
 }
 
+static uint64_t
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec;
+}
+
 static void
 exec_op (void *ctx, struct io_op *op)
 {
   struct raid_array *a = ctx;
   struct raid_slot *s = array_slot (a, op->member);
   struct member *m;
-  uint64_t off;
+  uint64_t off, start = now_ns (), took, ema;
   int r = -1;
 
   if (!takes (s, op)) {
@@ -104,6 +114,30 @@ exec_op (void *ctx, struct io_op *op)
     break;
   }
   op->err = r == 0 ? 0 : errno;
+  /* A moving average over the last eight or so (races lose a sample). */
+  took = now_ns () - start;
+  ema = __atomic_load_n (&m->service_ns, __ATOMIC_RELAXED);
+  __atomic_store_n (&m->service_ns, ema - ema / 8 + took / 8,
+                    __ATOMIC_RELAXED);
+}
+
+/* Below this much expected work a batch runs in the caller: handing
+ * operations to other threads costs more than doing them (member I/O
+ * served from memory); above it, member I/O goes in parallel. */
+#define INLINE_NS 20000
+
+static bool
+quick (struct raid_array *a, const struct io_batch *b)
+{
+  uint64_t total = 0;
+  size_t i;
+
+  for (i = 0; i < b->n && total < INLINE_NS; i++) {
+    const struct raid_slot *s = array_slot (a, b->ops[i].member);
+    total += s->io ? __atomic_load_n (&s->io->service_ns, __ATOMIC_RELAXED)
+      : 0;
+  }
+  return total < INLINE_NS;
 }
 
 size_t
@@ -111,7 +145,11 @@ array_run (struct raid_array *a, struct io_batch *b)
 {
   size_t i, failed = 0;
 
-  iopool_run (a->pool, b->ops, b->n, exec_op, a);
+  if (quick (a, b))
+    for (i = 0; i < b->n; i++)
+      exec_op (a, &b->ops[i]);
+  else
+    iopool_run (a->pool, b->ops, b->n, exec_op, a);
   for (i = 0; i < b->n; i++)
     failed += b->ops[i].err != 0;
   return failed;

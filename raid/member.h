@@ -36,6 +36,9 @@ struct member {
    * two names: (st_dev, st_ino) of a file, (0, st_rdev) of a block
    * device; zeros when unknown. */
   uint64_t identity[2];
+  /* How long an operation takes, on average lately (ns): the array
+   * runs quick ones in the caller instead of handing them to threads. */
+  uint64_t service_ns;
   void *priv;
 };
 
