@@ -383,12 +383,25 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
     goto out;
   }
   r = md_sb_role (sb);
-  if (memcmp (sb->set_uuid, ref->sb.set_uuid, 16) != 0 || r >= a->geo.members) {
-    refuse (err, errlen, "%s was not a member of array %s (its superblock "
-            "says array '%s', role 0x%x)", path, a->name, sb->set_name, r);
+  if (memcmp (sb->set_uuid, ref->sb.set_uuid, 16) != 0) {
+    char theirs[36], ours[36];
+    md_uuid_format (sb->set_uuid, theirs);
+    md_uuid_format (ref->sb.set_uuid, ours);
+    refuse (err, errlen, "%s belongs to another array (%s, '%s'), not to "
+            "array %s (%s)", path, theirs, sb->set_name, a->name, ours);
+    goto out;
+  }
+  if (r >= a->geo.members) {
+    refuse (err, errlen, "%s held no role in array %s (role 0x%x): add it "
+            "as a spare instead", path, a->name, r);
     goto out;
   }
   slot = &a->slots[r];
+  if (sb->data_offset_sectors * 512 + a->geo.member_bytes > m->size_bytes) {
+    refuse (err, errlen, "%s is too small for array %s now: %" PRIu64
+            " bytes", path, a->name, m->size_bytes);
+    goto out;
+  }
   if (slot_state (slot) == SLOT_ACTIVE || slot_state (slot) == SLOT_RECOVERING) {
     refuse (err, errlen, "role %u of array %s is held by %s already", r,
             a->name, slot->path);

@@ -272,14 +272,13 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     cfg->socket = resolve_path (st, value);
   }
   else if (strcmp (name, "speed-min") == 0 || strcmp (name, "speed-max") == 0) {
-    if (raid_parse_size (value, name[6] == 'i' ? &cfg->speed_min
-                         : &cfg->speed_max) == -1)
+    if (raid_parse_size (value, strcmp (name, "speed-min") == 0
+                         ? &cfg->speed_min : &cfg->speed_max) == -1)
       return fail (st, "%s '%s' is not a size per second (like 10M)", name,
                    value);
   }
   else if (strcmp (name, "controllers") == 0) {
     free (cfg->controllers);
-  free (cfg->socket);
     cfg->controllers = strdup (value);
   }
   else if (strcmp (name, "nbd-connections") == 0)

@@ -4,9 +4,11 @@
  *
  * A member holds a few connections; each operation borrows one, issues
  * the command with libnbd's asynchronous API and polls for its reply
- * until the request timeout.  A connection that times out or breaks is
- * closed; a member with no connection left fails every operation at
- * once, so the array fails it and runs on without it.
+ * until the request timeout.  A connection that breaks (the server
+ * restarted, a link flapped) is connected again, with backoff, and the
+ * command sent again (all our commands can be repeated), for as long as
+ * the request timeout allows; after that the operation fails, and the
+ * array fails the member and runs on without it.
  */
 #include <config.h>
 
@@ -28,10 +30,12 @@
 struct nbd_member {
   pthread_mutex_t lock;
   pthread_cond_t freed;
-  struct nbd_handle **conns;    /* NULL once closed */
+  struct nbd_handle **conns;    /* NULL: broken, to connect again */
   bool *busy;
-  unsigned nconns, alive;
+  unsigned nconns;
   unsigned timeout_ms;
+  char *uri;
+  struct member_open_options opts;
   bool can_flush, can_zero;
   uint64_t max_request;
 };
@@ -51,32 +55,42 @@ now_ms (void)
   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Borrow a free connection; -1 (ENOTCONN) when none is left. */
-static int
+static struct nbd_handle *connect_one (const char *uri,
+                                       const struct member_open_options *opts,
+                                       int64_t deadline, char *err,
+                                       size_t errlen);
+
+/* Borrow a connection slot: a connected one if one is free, else a
+ * broken one for the caller to connect again. */
+static unsigned
 borrow (struct nbd_member *n)
 {
   unsigned i;
-  int c = -1;
+  int broken = -1;
 
   pthread_mutex_lock (&n->lock);
-  while (n->alive > 0) {
+  for (;;) {
     for (i = 0; i < n->nconns; i++)
-      if (n->conns[i] && !n->busy[i]) {
-        n->busy[i] = true;
-        c = (int) i;
-        goto out;
+      if (!n->busy[i]) {
+        if (n->conns[i])
+          goto out;
+        broken = (int) i;
       }
+    if (broken >= 0) {
+      i = (unsigned) broken;
+      goto out;
+    }
     pthread_cond_wait (&n->freed, &n->lock);
   }
-  errno = ENOTCONN;
  out:
+  n->busy[i] = true;
   pthread_mutex_unlock (&n->lock);
-  return c;
+  return i;
 }
 
-/* Give a connection back, closing it if it broke. */
+/* Give a slot back, closing its connection if it broke. */
 static void
-give_back (struct nbd_member *n, int c, bool broken)
+give_back (struct nbd_member *n, unsigned c, bool broken)
 {
   struct nbd_handle *dead = NULL;
 
@@ -85,12 +99,38 @@ give_back (struct nbd_member *n, int c, bool broken)
   if (broken) {
     dead = n->conns[c];
     n->conns[c] = NULL;
-    n->alive--;
   }
   pthread_cond_broadcast (&n->freed);
   pthread_mutex_unlock (&n->lock);
   if (dead)
     nbd_close (dead);
+}
+
+/* Connect slot c again before the deadline, backing off between tries
+ * (100 ms, doubling to 1 s). */
+static int
+reconnect (struct nbd_member *n, unsigned c, int64_t deadline)
+{
+  int64_t backoff = 100, left;
+  char err[256];
+  struct nbd_handle *h;
+
+  for (;;) {
+    h = connect_one (n->uri, &n->opts, deadline, err, sizeof err);
+    if (h) {
+      n->conns[c] = h;          /* the slot is ours: busy */
+      return 0;
+    }
+    left = deadline - now_ms ();
+    if (left <= 0) {
+      errno = ENOTCONN;
+      return -1;
+    }
+    nanosleep (&(struct timespec) {
+      .tv_sec = (backoff < left ? backoff : left) / 1000,
+      .tv_nsec = (backoff < left ? backoff : left) % 1000 * 1000000 }, NULL);
+    backoff = backoff < 500 ? backoff * 2 : 1000;
+  }
 }
 
 /* Wait for a command until the deadline.  0, or -1 with errno. */
@@ -125,20 +165,13 @@ wait_command (struct nbd_handle *h, int64_t cookie, int64_t deadline,
 
 enum cmd { CMD_READ, CMD_WRITE, CMD_ZERO, CMD_FLUSH };
 
-/* One command on a borrowed connection. */
+/* Issue one command on connection h and wait for it. */
 static int
-command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
-         uint64_t off)
+issue (struct nbd_handle *h, enum cmd cmd, void *buf, uint64_t len,
+       uint64_t off, int64_t deadline, bool *broken)
 {
-  struct nbd_member *n = priv (m);
-  int c = borrow (n), r = -1;
-  bool broken = false;
-  struct nbd_handle *h;
   int64_t cookie = -1;
 
-  if (c == -1)
-    return -1;
-  h = n->conns[c];
   switch (cmd) {
   case CMD_READ:
     cookie = nbd_aio_pread (h, buf, len, off, NBD_NULL_COMPLETION, 0);
@@ -155,12 +188,36 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
   }
   if (cookie == -1) {
     errno = nbd_get_errno () ? nbd_get_errno () : EIO;
-    broken = nbd_aio_is_dead (h) || nbd_aio_is_closed (h);
+    *broken = nbd_aio_is_dead (h) || nbd_aio_is_closed (h);
+    return -1;
   }
-  else
-    r = wait_command (h, cookie, now_ms () + n->timeout_ms, &broken);
-  give_back (n, c, broken);
-  return r;
+  return wait_command (h, cookie, deadline, broken);
+}
+
+/* One command, on whichever connection works, until the deadline.  A
+ * command that got an error reply is not repeated: the server said no. */
+static int
+command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
+         uint64_t off)
+{
+  struct nbd_member *n = priv (m);
+  int64_t deadline = now_ms () + n->timeout_ms;
+  bool broken;
+  unsigned c;
+  int r;
+
+  for (;;) {
+    c = borrow (n);
+    if (!n->conns[c] && reconnect (n, c, deadline) == -1) {
+      give_back (n, c, false);
+      return -1;
+    }
+    broken = false;
+    r = issue (n->conns[c], cmd, buf, len, off, deadline, &broken);
+    give_back (n, c, broken);
+    if (r == 0 || !broken || now_ms () >= deadline)
+      return r;
+  }
 }
 
 /* Split a transfer into requests the server takes. */
@@ -252,6 +309,7 @@ nbd_member_close (struct member *m)
   pthread_cond_destroy (&n->freed);
   free (n->conns);
   free (n->busy);
+  free (n->uri);
   free (n);
   free (m->name);
   free (m);
@@ -267,13 +325,16 @@ static const struct member_ops nbd_ops = {
   .close = nbd_member_close,
 };
 
-/* Connect one handle within the connect timeout. */
+/* Connect one handle within the connect timeout (and the deadline). */
 static struct nbd_handle *
 connect_one (const char *uri, const struct member_open_options *opts,
-             char *err, size_t errlen)
+             int64_t deadline, char *err, size_t errlen)
 {
-  int64_t deadline = now_ms () + (int64_t) opts->connect_timeout_s * 1000;
+  int64_t limit = now_ms () + (int64_t) opts->connect_timeout_s * 1000;
   struct nbd_handle *h = nbd_create ();
+
+  if (limit < deadline)
+    deadline = limit;
 
   if (!h) {
     snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
@@ -314,7 +375,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   unsigned i, count = opts->nbd_connections ? opts->nbd_connections : 1;
   int64_t size = -1, max;
 
-  if (!m || !n || !(m->name = strdup (uri)) ||
+  if (!m || !n || !(m->name = strdup (uri)) || !(n->uri = strdup (uri)) ||
       !(n->conns = calloc (count, sizeof *n->conns)) ||
       !(n->busy = calloc (count, sizeof *n->busy))) {
     snprintf (err, errlen, "%s: %s", uri, strerror (ENOMEM));
@@ -325,11 +386,12 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   m->priv = n;
   m->ops = &nbd_ops;
   n->timeout_ms = opts->nbd_timeout_s * 1000;
+  n->opts = *opts;
   for (i = 0; i < count; i++) {
-    n->conns[i] = connect_one (uri, opts, err, errlen);
+    n->conns[i] = connect_one (uri, opts, INT64_MAX, err, errlen);
     if (!n->conns[i])
       goto fail;
-    n->nconns = n->alive = i + 1;
+    n->nconns = i + 1;
   }
   size = nbd_get_size (n->conns[0]);
   if (size < 0) {
@@ -357,6 +419,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
     if (n) {
       free (n->conns);
       free (n->busy);
+      free (n->uri);
     }
     free (n);
   }

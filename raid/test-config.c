@@ -1,0 +1,147 @@
+/* nbdraid: the config parser on every key, good and bad values, and
+ * its error messages (file:line).  Also run under valgrind, so every
+ * path that allocates is freed once. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config-file.h"
+#include "test-report.h"
+
+static char dir[] = "/tmp/nbdraid-test-config.XXXXXX";
+
+/* Parse text; NULL on success, else the error. */
+static const char *
+parse (const char *text, struct raid_config *cfg)
+{
+  static char err[1024];
+  char path[sizeof dir + 16];
+  FILE *fp;
+
+  snprintf (path, sizeof path, "%s/t.conf", dir);
+  fp = fopen (path, "w");
+  fputs (text, fp);
+  fclose (fp);
+  if (raid_config_load (path, cfg, err, sizeof err) == 0)
+    return NULL;
+  return err;
+}
+
+static void
+expect_error (const char *text, const char *want)
+{
+  struct raid_config cfg;
+  const char *err = parse (text, &cfg);
+
+  if (!err) {
+    fail ("accepted: %s", text);
+    raid_config_free (&cfg);
+  }
+  else if (!strstr (err, want))
+    fail ("for %s: wanted '%s', got '%s'", text, want, err);
+}
+
+#define MEMBERS "[members]\nmember = a.img controller=c0\n" \
+  "member = b.img controller=c1\nmember = c.img\nspare = s.img\n"
+
+static void
+check_full (void)
+{
+  struct raid_config cfg;
+  const char *err = parse ("[array]\nname = media\nlevel = raid6\n"
+                           "layout = ra\nchunk = 128K   # a comment\n"
+                           "direct = yes\nsocket = ctl.sock\n"
+                           "controllers = c0 c1\nbitmap = internal\n"
+                           "bitmap-chunk = 1M\nauto-readd = true\n"
+                           "speed-min = 5M\nspeed-max = 1G\n"
+                           "nbd-connections = 8\nnbd-timeout = 7\n"
+                           "nbd-connect-timeout = 3\n"
+                           "[members]\nmember = a.img controller=c0\n"
+                           "member = b.img controller=c1\n"
+                           "member = nbd://host/x controller=c0\n"
+                           "member = d.img\nspare = s.img controller=c1\n",
+                           &cfg);
+  if (err) {
+    fail ("full config refused: %s", err);
+    return;
+  }
+  if (strcmp (cfg.name, "media") || cfg.level != 6 || cfg.layout != 1 ||
+      cfg.chunk_bytes != 128 * 1024 || !cfg.direct || !cfg.bitmap ||
+      cfg.bitmap_chunk_bytes != 1 << 20 || !cfg.auto_readd ||
+      cfg.speed_min != 5 << 20 || cfg.speed_max != 1 << 30 ||
+      cfg.nbd_connections != 8 || cfg.nbd_timeout_s != 7 ||
+      cfg.nbd_connect_timeout_s != 3 || cfg.nmembers != 4 ||
+      cfg.nspares != 1 || strcmp (cfg.members[2].path, "nbd://host/x") ||
+      strcmp (cfg.members[0].controller, "c0") || cfg.members[3].controller ||
+      !strstr (cfg.socket, "/ctl.sock") || cfg.members[0].path[0] != '/')
+    fail ("full config parsed wrong: name %s level %d layout %u chunk %lu "
+          "direct %d bitmap %d/%lu readd %d speed %lu/%lu nbd %u/%u/%u "
+          "members %u spares %u socket %s", cfg.name, cfg.level, cfg.layout,
+          (unsigned long) cfg.chunk_bytes, cfg.direct, cfg.bitmap,
+          (unsigned long) cfg.bitmap_chunk_bytes, cfg.auto_readd,
+          (unsigned long) cfg.speed_min, (unsigned long) cfg.speed_max,
+          cfg.nbd_connections, cfg.nbd_timeout_s, cfg.nbd_connect_timeout_s,
+          cfg.nmembers, cfg.nspares, cfg.socket);
+  raid_config_free (&cfg);
+}
+
+int
+main (void)
+{
+  char cmd[sizeof dir + 16];
+
+  if (!mkdtemp (dir)) {
+    perror ("mkdtemp");
+    return 1;
+  }
+  check_full ();
+  expect_error ("[array]\nlevel = 5\ncolour = red\n" MEMBERS,
+                "t.conf:3: unknown key 'colour'");
+  expect_error ("[array]\nlevel = 5\n[disks]\nmember = a\n",
+                "t.conf:3: unknown section [disks]");
+  expect_error ("level = 5\n", "t.conf:1: 'level' is outside any section");
+  expect_error ("[array]\nlevel = 7\n" MEMBERS, "t.conf:2: level '7'");
+  expect_error ("[array]\nlevel = 5\nchunk = 12Q\n" MEMBERS,
+                "t.conf:3: chunk '12Q' is not a size");
+  expect_error ("[array]\nlevel = 5\nchunk = 12K\n" MEMBERS,
+                "t.conf:3: chunk 12288 must be a power of two");
+  expect_error ("[array]\nlevel = 1\nchunk = 64K\n" MEMBERS,
+                "t.conf:3: chunk does not apply to RAID1");
+  expect_error ("[array]\nlevel = 0\nlayout = ls\n" MEMBERS,
+                "t.conf:3: layout does not apply to RAID0");
+  expect_error ("[array]\nlevel = 10\nlayout = x2\n" MEMBERS,
+                "t.conf:3: layout 'x2' is not a RAID10 layout");
+  expect_error ("[array]\nlevel = 6\n" MEMBERS,
+                "t.conf:2: RAID6 left-symmetric needs at least 4 members");
+  expect_error ("[array]\nlevel = 1\n[members]\nmember = a foo=1\n",
+                "t.conf:4: unknown member option 'foo=1'");
+  expect_error ("[array]\nlevel = 1\ncontrollers = c0\n" MEMBERS,
+                "t.conf:6: controller 'c1' is not one of those declared");
+  expect_error ("[array]\nlevel = 1\nbitmap = maybe\n" MEMBERS,
+                "t.conf:3: bitmap 'maybe' is not internal or none");
+  expect_error ("[array]\nlevel = 1\nbitmap-chunk = 3K\n" MEMBERS,
+                "t.conf:3: bitmap-chunk '3K' is not a power of two");
+  expect_error ("[array]\nlevel = 1\nnbd-timeout = 0\n" MEMBERS,
+                "t.conf:3: nbd-timeout '0' is not a number from 1");
+  expect_error ("[array]\nlevel = 1\nspeed-max = fast\n" MEMBERS,
+                "t.conf:3: speed-max 'fast' is not a size");
+  expect_error ("[array]\nlevel = 1\ndirect = sometimes\n" MEMBERS,
+                "t.conf:3: direct 'sometimes' is not true or false");
+  expect_error ("[array]\nname = 0123456789012345678901234567890123\n",
+                "t.conf:2: name must be 1 to 32 characters");
+  expect_error ("[array]\n[members]\nmember = a\nmember = b\n",
+                "[array] level is missing");
+  snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system (cmd) != 0)
+    fprintf (stderr, "warning: could not remove %s\n", dir);
+  if (failures) {
+    printf ("test-config: %u failures\n", failures);
+    return 1;
+  }
+  printf ("test-config: every key parsed, 19 bad configs refused by "
+          "file:line\n");
+  return 0;
+}
