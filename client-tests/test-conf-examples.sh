@@ -14,7 +14,7 @@ for example in "$abs_top_srcdir"/conf/*.conf; do
 import re, sys
 n = 0
 for line in open(sys.argv[1]):
-    m = re.match(r"(\s*(?:member|spare)\s*=\s*)(\S+)(.*)", line)
+    m = re.match(r"(\s*(?:member|spare)\s*=\s*)(?!array:)(\S+)(.*)", line)
     if m:
         path = "%s/m%d.img" % (sys.argv[2], n)
         open(path, "wb").truncate(16 << 20)

@@ -30,7 +30,7 @@ grep -q "survives the loss of any one controller: c0 (8), c1 (8), c2 (8)" "$T/cr
 start_server "$T/a.conf"
 size=$(export_size)
 fio --name=ctrl --ioengine=nbd --uri="$uri" --rw=randwrite --bs=16k \
-  --iodepth=16 --size="$size" --verify=crc32c --do_verify=1 \
+  --iodepth=16 --size="$size" --verify=crc32c --verify_state_save=0 --do_verify=1 \
   --verify_fatal=1 --rate_iops=1500 --output="$T/fio.out" > /dev/null 2>&1 &
 fio_pid=$!
 cleanup_fn "kill $fio_pid 2>/dev/null"

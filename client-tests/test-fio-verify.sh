@@ -14,7 +14,7 @@ fio_case () {
   start_server "$conf"
   fio --name="$name" --ioengine=nbd --uri="$uri" --rw=randwrite \
     --bsrange=4k-64k --iodepth=16 --size="$(export_size)" \
-    --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
+    --verify=crc32c --verify_state_save=0 --do_verify=1 --verify_fatal=1 --randrepeat=0 \
     --output="$T/$name.fio" > /dev/null 2>&1 ||
     { cat "$T/$name.fio" >&2; die "$name: fio verify failed"; }
   nbdcopy "$uri" "$T/$name.out"

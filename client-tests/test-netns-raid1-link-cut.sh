@@ -27,7 +27,7 @@ member_bytes=$(status_json | /usr/bin/python3 -c 'import json,sys; print(json.lo
 
 # fio writes the first 8 MiB at a steady pace and verifies it.
 fio --name=mirror --ioengine=nbd --uri="$uri" --rw=randwrite --bs=16k \
-  --iodepth=8 --size=8M --loops=4 --verify=crc32c --do_verify=1 \
+  --iodepth=8 --size=8M --loops=4 --verify=crc32c --verify_state_save=0 --do_verify=1 \
   --verify_fatal=1 --rate_iops=300 --output="$T/fio.out" > /dev/null 2>&1 &
 fio_pid=$!
 cleanup_fn "kill $fio_pid 2>/dev/null"

@@ -19,7 +19,7 @@ rebuild_case () {
   nbd_array "$name" "$level" "$layout" "$4" "$n" 12M
   start_server "$conf"
   fio --name="$name" --ioengine=nbd --uri="$uri" --rw=randwrite --bs=16k \
-    --iodepth=8 --size="$(export_size)" --verify=crc32c --do_verify=1 \
+    --iodepth=8 --size="$(export_size)" --verify=crc32c --verify_state_save=0 --do_verify=1 \
     --verify_fatal=1 --rate_iops=800 --output="$T/$name.fio" \
     > /dev/null 2>&1 &
   fio_pid=$!

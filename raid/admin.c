@@ -56,6 +56,14 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   snprintf (d->controller, sizeof d->controller, "%s",
             s->controller ? s->controller : "");
   snprintf (d->why, sizeof d->why, "%s", s->why);
+  /* A nested array that lost too much is a dead member, even though
+   * nothing failed it here (RAID0 above it has nothing to fail it to). */
+  if (d->state == RAID_DEV_ACTIVE && member_array_inner (s->io) &&
+      array_check_alive (member_array_inner (s->io)) == -1) {
+    d->state = RAID_DEV_FAULTY;
+    snprintf (d->why, sizeof d->why, "array %s has failed",
+              member_array_inner (s->io)->name);
+  }
   d->recovered_bytes = slot_front (s);
   d->corrected_reads = s->sb.cnt_corrected_read;
   d->events = s->sb.events;
@@ -81,8 +89,11 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
     a->ops->sync_units (a);
   st->clean = array_resync_offset (a) == MD_RESYNC_CLEAN;
   st->events = a->slots[a->reference].sb.events;
-  for (i = 0; i < a->geo.members; i++)
+  for (i = 0; i < a->geo.members; i++) {
     describe (&st->dev[st->ndevices++], a, &a->slots[i], (int) i);
+    st->failed |= a->geo.level == 0 &&
+      st->dev[i].state != RAID_DEV_ACTIVE;
+  }
   for (i = 0; i < a->nspares; i++)
     describe (&st->dev[st->ndevices++], a, &a->spares[i], -1);
   st->job_target = a->job.kind == RAID_JOB_RECOVERY ||
@@ -451,4 +462,47 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
   member_close (m);
   free (sb);
   return ret;
+}
+
+unsigned
+raid_children (struct raid_array *a, struct raid_array **out, unsigned max)
+{
+  unsigned i;
+
+  for (i = 0; i < a->nchildren && i < max; i++)
+    out[i] = a->children[i];
+  return a->nchildren;
+}
+
+struct raid_array *
+raid_find_array (struct raid_array *a, const char *name)
+{
+  struct raid_array *found = NULL;
+  unsigned i;
+
+  if (strcmp (a->name, name) == 0)
+    return a;
+  for (i = 0; i < a->nchildren && !found; i++)
+    found = raid_find_array (a->children[i], name);
+  return found;
+}
+
+struct raid_array *
+raid_array_holding (struct raid_array *a, const char *path)
+{
+  struct raid_array *found = NULL;
+  unsigned i;
+
+  for (i = 0; i < a->geo.members + a->nspares; i++)
+    if (array_slot (a, i)->path && strcmp (array_slot (a, i)->path, path) == 0)
+      return a;
+  for (i = 0; i < a->nchildren && !found; i++)
+    found = raid_array_holding (a->children[i], path);
+  return found;
+}
+
+const char *
+raid_name (const struct raid_array *a)
+{
+  return a->name;
 }

@@ -38,6 +38,7 @@ raid_event_name (enum raid_event event)
     [RAID_EVENT_REBUILD_FINISHED] = "RebuildFinished",
     [RAID_EVENT_SPARE_ACTIVE] = "SpareActive",
     [RAID_EVENT_CHECK_FINISHED] = "CheckFinished",
+    [RAID_EVENT_MOVE_SPARE] = "MoveSpare",
   };
   return names[event];
 }
@@ -46,8 +47,11 @@ void
 array_event (const struct raid_array *a, enum raid_event event, int member,
              const char *detail)
 {
+  const char *path = member >= 0 && a->slots[member].path
+    ? a->slots[member].path : "";
+
   if (a->event)
-    a->event (a->log_opaque, event, member, detail ? detail : "");
+    a->event (a->log_opaque, event, a->name, path, detail ? detail : "");
 }
 
 /* Op indexes: roles first, then the devices outside them. */
@@ -252,6 +256,11 @@ array_unlock_units (struct raid_array *a, uint64_t first, uint64_t last)
 int
 raid_start (struct raid_array *a)
 {
+  unsigned i;
+
+  for (i = 0; i < a->nchildren; i++)
+    if (raid_start (a->children[i]) == -1)
+      return -1;
   if (iopool_start (a->pool) == -1)
     return -1;
   a->started = true;

@@ -93,6 +93,12 @@ struct raid_array {
   struct raid_geometry geo;
   const struct raid_level_ops *ops;
   struct raid_slot *slots;      /* by role: geo.members of them */
+  struct raid_array **children;  /* nested arrays among the members */
+  unsigned nchildren;
+  /* The top array of nested ones: the pool of shared spares no nested
+   * array has taken yet (shared-spares.c). */
+  char **shared;
+  unsigned nshared;
   struct raid_slot *spares;     /* devices outside the roles */
   unsigned nspares;
   struct member **retired;      /* replaced devices, closed at the end */
@@ -176,11 +182,25 @@ int view_add_write (const struct members_view *v, struct io_batch *b,
 /* Op index -> device: roles first, then a->spares. */
 struct raid_slot *array_slot (struct raid_array *a, unsigned index);
 
+/* assemble.c: assemble cfg, finding the nested arrays its "array:NAME"
+ * members name among top's. */
+struct raid_array *array_assemble (const struct raid_config *cfg,
+                                   const struct raid_config *top,
+                                   const struct raid_options *opts,
+                                   char *err, size_t errlen);
+
 /* job.c: rebuild spare's copy of role while the role keeps serving. */
 void array_start_replace (struct raid_array *a, unsigned role,
                           unsigned spare);
 
 /* Hold off every request (all stripe locks) while slots change. */
+/* shared-spares.c: find the free pool devices of the top array of
+ * nested ones (0, or -1 with errno); hand them to nested arrays that
+ * lost a member. */
+int shared_spares_load (struct raid_array *root,
+                        const struct raid_config *cfg);
+void shared_spares_give (struct raid_array *root);
+
 void array_quiesce (struct raid_array *a);
 void array_unquiesce (struct raid_array *a);
 

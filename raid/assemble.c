@@ -42,6 +42,30 @@ refuse (char *err, size_t errlen, const char *fmt, ...)
   return -1;
 }
 
+/* Nested arrays: what resolving an "array:NAME" member needs. */
+struct nest {
+  const struct raid_config *top;        /* every nested array's config */
+  const struct raid_options *opts;
+  struct raid_array *parent;            /* owns what it assembles */
+};
+
+static struct raid_array *
+resolve_nested (void *ctx, const char *name, char *err, size_t errlen)
+{
+  struct nest *n = ctx;
+  const struct raid_config *g = raid_config_find_group (n->top, name);
+  struct raid_array *child;
+
+  if (!g) {
+    snprintf (err, errlen, "array:%s: no such nested array", name);
+    return NULL;
+  }
+  child = array_assemble (g, n->top, n->opts, err, errlen);
+  if (child)
+    n->parent->children[n->parent->nchildren++] = child;
+  return child;
+}
+
 /* A device the config lists, before it has a place. */
 struct candidate {
   struct raid_slot s;
@@ -53,15 +77,17 @@ struct candidate {
  * holds no valid superblock is left without io, with the reason. */
 static int
 open_candidate (struct candidate *c, const struct raid_config *cfg,
-                const struct raid_options *opts)
+                const struct raid_options *opts, struct nest *nest)
 {
   struct raid_slot *slot = &c->s;
   struct member_open_options mo;
   size_t plen = strlen (c->spec->path);
-  char err[256];
+  char err[512];
   bool none;
 
   raid_config_member_options (cfg, opts->readonly, &mo);
+  mo.resolve = resolve_nested;
+  mo.resolve_ctx = nest;
   slot->state = SLOT_MISSING;
   slot->path = strdup (c->spec->path);
   if (c->spec->controller)
@@ -71,7 +97,7 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
   slot->io = member_open (c->spec->path, &mo, err, sizeof err);
   if (!slot->io) {
     /* err names the path already; keep what follows it */
-    snprintf (slot->why, sizeof slot->why, "%s",
+    snprintf (slot->why, sizeof slot->why, "%.250s",
               strncmp (err, c->spec->path, plen) == 0 ? err + plen + 2 : err);
     return 0;
   }
@@ -480,13 +506,28 @@ struct raid_array *
 raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
                char *err, size_t errlen)
 {
-  unsigned n = cfg->nmembers + cfg->nspares, i;
+  return array_assemble (cfg, cfg, opts, err, errlen);
+}
+
+struct raid_array *
+array_assemble (const struct raid_config *cfg, const struct raid_config *top,
+                const struct raid_options *opts, char *err, size_t errlen)
+{
+  /* With nested arrays the top level's spares are shared: each nested
+   * array considers them all and keeps those carrying its UUID. */
+  bool pool = cfg == top && top->ngroups > 0;
+  unsigned own = cfg->nmembers + (pool ? 0 : cfg->nspares);
+  unsigned n = own + (cfg != top ? top->nspares : 0), i;
   struct raid_array *a = calloc (1, sizeof *a);
   struct candidate *c = calloc (n, sizeof *c);
+  struct nest nest = { .top = top, .opts = opts, .parent = a };
   const struct md_superblock *ref;
   int r;
 
-  if (!a || !c || !(a->slots = calloc (cfg->nmembers, sizeof *a->slots))) {
+  if (!a || !c || !(a->slots = calloc (cfg->nmembers, sizeof *a->slots)) ||
+      !(a->children = calloc (cfg->nmembers, sizeof *a->children))) {
+    if (a)
+      free (a->slots);
     free (a);
     free (c);
     snprintf (err, errlen, "%s", strerror (ENOMEM));
@@ -504,15 +545,15 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
   snprintf (a->name, sizeof a->name, "%s", cfg->name);
   for (i = 0; i < n; i++) {
     c[i].spec = i < cfg->nmembers ? &cfg->members[i]
-      : &cfg->spares[i - cfg->nmembers];
-    if (open_candidate (&c[i], cfg, opts)) {
+      : i < own ? &cfg->spares[i - cfg->nmembers] : &top->spares[i - own];
+    if (open_candidate (&c[i], cfg, opts, &nest)) {
       refuse (err, errlen, "%s", strerror (ENOMEM));
       goto fail;
     }
   }
   if (check_distinct (c, n, err, errlen))
     goto fail;
-  r = pick_reference (c, n);
+  r = pick_reference (c, own);
   if (r < 0) {
     refuse (err, errlen, "array %s: no device holds a readable md "
             "superblock (%s: %s); a new array needs 'nbdraid create "
@@ -521,6 +562,9 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
   }
   ref = &c[r].s.sb;
   snprintf (a->name, sizeof a->name, "%s", ref->set_name);
+  for (i = own; i < n; i++)
+    if (!c[i].s.io || memcmp (c[i].s.sb.set_uuid, ref->set_uuid, 16) != 0)
+      free_slot (&c[i].s);      /* free, or another nested array's */
   if (check_geometry (ref, cfg, err, errlen) ||
       place_devices (a, cfg, c, n, ref, err, errlen) ||
       keep_the_rest (a, c, n, ref))
@@ -548,6 +592,10 @@ raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
   }
   warn_controllers (a, cfg);
   record_missing (a);
+  if (pool && shared_spares_load (a, cfg) == -1) {
+    refuse (err, errlen, "%s", strerror (errno));
+    goto fail;
+  }
   for (i = 0; i < n; i++)
     free_slot (&c[i].s);
   free (c);
@@ -597,6 +645,14 @@ raid_close (struct raid_array *a)
     free_slot (&a->spares[i]);
   for (i = 0; i < a->nretired; i++)
     member_close (a->retired[i]);
+  /* Nested arrays last: the outer array's clean stop wrote through
+   * them. */
+  for (i = 0; i < a->nchildren; i++)
+    raid_close (a->children[i]);
+  free (a->children);
+  for (i = 0; i < a->nshared; i++)
+    free (a->shared[i]);
+  free (a->shared);
   free (a->retired);
   free (a->slots);
   free (a->spares);

@@ -20,14 +20,13 @@
 #include "member.h"
 
 struct parse_state {
-  struct raid_config *cfg;
+  struct raid_config *top;
+  struct raid_config *cfg;      /* the array of the current section */
   FILE *fp;
   char *dir;                    /* the config file's directory */
   int line;
   int section_line;             /* line of the latest [section] header */
   bool line_too_long;
-  bool layout_set, chunk_set;
-  char *layout_name;
   char *err;
   size_t errlen;
   bool failed;
@@ -106,7 +105,8 @@ resolve_path (struct parse_state *st, const char *path)
 {
   char *r;
 
-  if (path[0] == '/' || member_spec_is_uri (path))
+  if (path[0] == '/' || member_spec_is_uri (path) ||
+      strncmp (path, "array:", 6) == 0)
     return strdup (path);
   if (asprintf (&r, "%s/%s", st->dir, path) == -1)
     return NULL;
@@ -135,6 +135,22 @@ path_listed (const struct raid_member_spec *specs, unsigned n,
   for (i = 0; i < n; i++)
     if (same_path (specs[i].path, path))
       return true;
+  return false;
+}
+
+/* Is path a member or spare anywhere in the file (nested arrays
+ * included)? */
+static bool
+listed_anywhere (const struct raid_config *top, const char *path)
+{
+  unsigned i;
+
+  for (i = 0; i <= top->ngroups; i++) {
+    const struct raid_config *cfg = i == 0 ? top : top->groups[i - 1];
+    if (path_listed (cfg->members, cfg->nmembers, path) ||
+        path_listed (cfg->spares, cfg->nspares, path))
+      return true;
+  }
   return false;
 }
 
@@ -173,8 +189,8 @@ add_member (struct parse_state *st, const char *value, bool spare)
       goto out;
     }
   }
-  if (path_listed (cfg->members, cfg->nmembers, spec.path) ||
-      path_listed (cfg->spares, cfg->nspares, spec.path)) {
+  if (strncmp (spec.path, "array:", 6) != 0 &&
+      listed_anywhere (st->top, spec.path)) {
     fail (st, "%s is listed twice", spec.path);
     goto out;
   }
@@ -234,16 +250,14 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     cfg->level_line = st->line;
   }
   else if (strcmp (name, "layout") == 0) {
-    free (st->layout_name);
-    st->layout_name = strdup (value);
-    st->layout_set = true;
-    st->cfg->layout_line = st->line;
+    free (cfg->layout_name);
+    cfg->layout_name = strdup (value);
+    cfg->layout_line = st->line;
   }
   else if (strcmp (name, "chunk") == 0) {
     if (raid_parse_size (value, &cfg->chunk_bytes) == -1)
       return fail (st, "chunk '%s' is not a size (like 64K or 1M)", value);
-    st->chunk_set = true;
-    st->cfg->chunk_line = st->line;
+    cfg->chunk_line = st->line;
   }
   else if (strcmp (name, "direct") == 0) {
     if (parse_bool (value, &cfg->direct) == -1)
@@ -308,29 +322,102 @@ strip_comment (char *v)
     p[-1] = '\0';
 }
 
+/* Keys only the served (top) array takes. */
+static bool
+top_only (const char *name)
+{
+  static const char *const keys[] = {
+    "socket", "controllers", "direct", "speed-min", "speed-max",
+    "nbd-connections", "nbd-timeout", "nbd-connect-timeout", "auto-readd",
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strcmp (name, keys[i]) == 0)
+      return true;
+  return false;
+}
+
+struct raid_config *
+raid_config_find_group (const struct raid_config *top, const char *name)
+{
+  unsigned i;
+
+  for (i = 0; i < top->ngroups; i++)
+    if (strcmp (top->groups[i]->name, name) == 0)
+      return top->groups[i];
+  return NULL;
+}
+
+/* The nested array NAME, made on first mention. */
+static struct raid_config *
+group (struct parse_state *st, const char *name)
+{
+  struct raid_config *top = st->top, *g = raid_config_find_group (top, name),
+    **grown;
+
+  if (g)
+    return g;
+  grown = realloc (top->groups, (top->ngroups + 1) * sizeof *grown);
+  g = calloc (1, sizeof *g);
+  if (!grown || !g) {
+    free (g);
+    fail (st, "%s", strerror (ENOMEM));
+    return NULL;
+  }
+  top->groups = grown;
+  top->groups[top->ngroups++] = g;
+  g->level = -1;
+  g->top = top;
+  g->file = strdup (top->file);
+  g->name = strdup (name);
+  g->bitmap = true;
+  g->section_line = st->section_line;
+  return g;
+}
+
 static int
 handler (void *user, const char *section, const char *name,
          const char *value)
 {
   struct parse_state *st = user;
-  char v[INI_MAX_LINE + 1];
+  const char *sub = strchr (section, ' ');
+  char v[INI_MAX_LINE + 1], kind[16];
 
   if (st->failed)
     return 0;
   snprintf (v, sizeof v, "%s", value);
   strip_comment (v);
-  if (strcmp (section, "array") == 0)
-    return set_array_key (st, name, v);
-  if (strcmp (section, "members") == 0) {
-    if (strcmp (name, "member") == 0 || strcmp (name, "spare") == 0)
-      return add_member (st, v, name[0] == 's');
-    return fail (st, "unknown key '%s' in [members] (member or spare)",
-                 name);
-  }
+  snprintf (kind, sizeof kind, "%.*s", sub ? (int) (sub - section)
+            : (int) strlen (section), section);
   if (section[0] == '\0')
     return fail (st, "'%s' is outside any section", name);
-  st->line = st->section_line;
-  return fail (st, "unknown section [%s] (expected [array] or [members])",
+  if (strcmp (kind, "array") != 0 && strcmp (kind, "members") != 0) {
+    st->line = st->section_line;
+    return fail (st, "unknown section [%s] (expected [array], [members], "
+                 "or [array NAME] and [members NAME] for a nested array)",
+                 section);
+  }
+  st->cfg = st->top;
+  if (sub) {
+    while (*sub == ' ')
+      sub++;
+    if (!*sub || strlen (sub) > 32 || strchr (sub, ' ')) {
+      st->line = st->section_line;
+      return fail (st, "[%s]: a nested array's name is one word of 1 to 32 "
+                   "characters", section);
+    }
+    if (!(st->cfg = group (st, sub)))
+      return 0;
+    if (kind[0] == 'a' && top_only (name))
+      return fail (st, "%s applies to the served array only ([array])",
+                   name);
+  }
+  if (kind[0] == 'a')
+    return set_array_key (st, name, v);
+  if (strcmp (name, "member") == 0 || strcmp (name, "spare") == 0)
+    return add_member (st, v, name[0] == 's');
+  return fail (st, "unknown key '%s' in [%s] (member or spare)", name,
                section);
 }
 
@@ -375,10 +462,10 @@ check_controllers (struct parse_state *st, struct raid_member_spec *specs,
 
   for (i = 0; i < n && !st->failed; i++)
     if (specs[i].controller &&
-        !word_in (st->cfg->controllers, specs[i].controller)) {
+        !word_in (st->top->controllers, specs[i].controller)) {
       st->line = specs[i].line;
       fail (st, "controller '%s' is not one of those declared in [array] "
-            "controllers (%s)", specs[i].controller, st->cfg->controllers);
+            "controllers (%s)", specs[i].controller, st->top->controllers);
     }
 }
 
@@ -391,20 +478,23 @@ check_config (struct parse_state *st)
   char lname[32];
 
   if (cfg->level < 0) {
-    st->line = 0;
-    fail (st, "[array] level is missing");
+    st->line = cfg->section_line;
+    if (cfg == st->top)
+      fail (st, "[array] level is missing");
+    else
+      fail (st, "[array %s] level is missing", cfg->name);
     return;
   }
-  st->line = st->cfg->layout_line;
-  if (st->layout_set) {
+  st->line = cfg->layout_line;
+  if (cfg->layout_line) {
     if (cfg->level == 0 || cfg->level == 1) {
       fail (st, "layout does not apply to RAID%d", cfg->level);
       return;
     }
-    if (geometry_parse_layout (cfg->level, st->layout_name, &cfg->layout)
+    if (geometry_parse_layout (cfg->level, cfg->layout_name, &cfg->layout)
         == -1)
       fail (st, "layout '%s' is not a RAID%d layout (%s)",
-                   st->layout_name, cfg->level, cfg->level == 10
+                   cfg->layout_name, cfg->level, cfg->level == 10
                    ? "n2, n3, f2, o2" : "left-asymmetric, right-asymmetric, "
                    "left-symmetric, right-symmetric");
     if (st->failed)
@@ -413,15 +503,15 @@ check_config (struct parse_state *st)
   else
     cfg->layout = geometry_default_layout (cfg->level);
 
-  st->line = st->cfg->chunk_line;
+  st->line = cfg->chunk_line;
   if (cfg->level == 1) {
-    if (st->chunk_set) {
+    if (cfg->chunk_line) {
       fail (st, "chunk does not apply to RAID1");
       return;
     }
     cfg->chunk_bytes = 0;
   }
-  else if (!st->chunk_set)
+  else if (!cfg->chunk_line)
     cfg->chunk_bytes = 512 * 1024;      /* mdadm's default */
   else if (cfg->chunk_bytes < RAID_MIN_CHUNK_BYTES ||
            cfg->chunk_bytes > RAID_MAX_CHUNK_BYTES ||
@@ -431,7 +521,7 @@ check_config (struct parse_state *st)
     return;
   }
 
-  if (cfg->controllers) {
+  if (st->top->controllers) {
     check_controllers (st, cfg->members, cfg->nmembers);
     check_controllers (st, cfg->spares, cfg->nspares);
     if (st->failed)
@@ -449,6 +539,65 @@ check_config (struct parse_state *st)
                  "%u", cfg->level,
                  geometry_layout_name (cfg->level, cfg->layout, lname,
                                        sizeof lname), min, cfg->nmembers);
+}
+
+/* Does g contain itself, through its "array:" members?  depth bounds
+ * the walk (a cycle never ends). */
+static bool
+contains (const struct raid_config *top, const struct raid_config *g,
+          const struct raid_config *target, unsigned depth)
+{
+  unsigned i;
+
+  if (depth > top->ngroups)
+    return false;
+  for (i = 0; i < g->nmembers; i++) {
+    const char *p = g->members[i].path;
+    const struct raid_config *child;
+    if (strncmp (p, "array:", 6) != 0 || !(child = raid_config_find_group (top, p + 6)))
+      continue;
+    if (child == target || contains (top, child, target, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/* Nested arrays: every "array:NAME" member names a defined array, each
+ * used once, none inside itself, none left unused. */
+static void
+check_nesting (struct parse_state *st)
+{
+  struct raid_config *top = st->top;
+  unsigned c, i;
+
+  for (c = 0; c <= top->ngroups && !st->failed; c++) {
+    struct raid_config *cfg = c == 0 ? top : top->groups[c - 1];
+    for (i = 0; i < cfg->nmembers + cfg->nspares && !st->failed; i++) {
+      struct raid_member_spec *m = i < cfg->nmembers ? &cfg->members[i]
+        : &cfg->spares[i - cfg->nmembers];
+      struct raid_config *g;
+      if (strncmp (m->path, "array:", 6) != 0)
+        continue;
+      st->line = m->line;
+      g = raid_config_find_group (top, m->path + 6);
+      if (i >= cfg->nmembers)
+        fail (st, "a spare cannot be an array (%s)", m->path);
+      else if (!g)
+        fail (st, "%s: no [array %s] in this config", m->path, m->path + 6);
+      else if (g->used)
+        fail (st, "%s is a member twice", m->path);
+      else if (g == cfg || contains (top, g, g, 0))
+        fail (st, "%s contains itself", m->path);
+      else
+        g->used = true;
+    }
+  }
+  for (c = 0; c < top->ngroups && !st->failed; c++)
+    if (!top->groups[c]->used) {
+      st->line = top->groups[c]->section_line;
+      fail (st, "array %s is defined but no array has it as a member",
+            top->groups[c]->name);
+    }
 }
 
 static char *
@@ -471,8 +620,10 @@ int
 raid_config_load (const char *file, struct raid_config *cfg, char *err,
                   size_t errlen)
 {
-  struct parse_state st = { .cfg = cfg, .err = err, .errlen = errlen };
+  struct parse_state st = { .top = cfg, .cfg = cfg, .err = err,
+    .errlen = errlen };
   char *abs = NULL;
+  unsigned i;
   int r;
 
   memset (cfg, 0, sizeof *cfg);
@@ -497,15 +648,30 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
     st.line = r;
     fail (&st, "syntax error (expected [section] or key = value)");
   }
-  if (!st.failed)
+  for (i = 0; !st.failed && i <= cfg->ngroups; i++) {
+    st.cfg = i == 0 ? cfg : cfg->groups[i - 1];
     check_config (&st);
+  }
+  st.cfg = cfg;
+  if (!st.failed)
+    check_nesting (&st);
+  /* Nested arrays open their members, and run, as the top one does. */
+  for (i = 0; i < cfg->ngroups; i++) {
+    struct raid_config *g = cfg->groups[i];
+    g->direct = cfg->direct;
+    g->nbd_connections = cfg->nbd_connections;
+    g->nbd_timeout_s = cfg->nbd_timeout_s;
+    g->nbd_connect_timeout_s = cfg->nbd_connect_timeout_s;
+    g->speed_min = cfg->speed_min;
+    g->speed_max = cfg->speed_max;
+    g->auto_readd = cfg->auto_readd;
+  }
   if (st.failed)
     goto error;
   if (!cfg->name && !(cfg->name = default_name (file)))
     goto error;
   fclose (st.fp);
   free (st.dir);
-  free (st.layout_name);
   free (abs);
   return 0;
 
@@ -513,7 +679,6 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   if (st.fp)
     fclose (st.fp);
   free (st.dir);
-  free (st.layout_name);
   free (abs);
   raid_config_free (cfg);
   return -1;
@@ -601,8 +766,9 @@ int
 raid_config_add_spare (const struct raid_config *cfg, const char *path,
                        char *err, size_t errlen)
 {
-  size_t n = 0;
+  size_t n = 0, at = 0;
   char **lines = read_lines (cfg->file, &n), **grown, *line;
+  unsigned i;
   int r = -1;
 
   if (!lines || asprintf (&line, "spare = %s\n", path) == -1) {
@@ -616,11 +782,58 @@ raid_config_add_spare (const struct raid_config *cfg, const char *path,
     goto out;
   }
   lines = grown;
-  lines[n++] = line;
+  /* After the array's last device line: in its own [members] section
+   * when the file defines nested arrays too. */
+  for (i = 0; i < cfg->nmembers + cfg->nspares; i++) {
+    int l = i < cfg->nmembers ? cfg->members[i].line
+      : cfg->spares[i - cfg->nmembers].line;
+    if ((size_t) l > at && (size_t) l <= n)
+      at = (size_t) l;
+  }
+  if (at == 0)
+    at = n;
+  memmove (lines + at + 1, lines + at, (n - at) * sizeof *lines);
+  lines[at] = line;
+  n++;
   r = write_lines (cfg->file, lines, n, err, errlen);
  out:
   free_lines (lines, n);
   return r;
+}
+
+/* Does this line of the file name path as a member or spare?  The file
+ * may have changed since it was parsed, so match the text, not the
+ * line number. */
+static bool
+line_names (const struct raid_config *cfg, const char *line,
+            const char *path)
+{
+  const char *p = line + strspn (line, " \t");
+  size_t keylen = strncmp (p, "member", 6) == 0 ? 6
+    : strncmp (p, "spare", 5) == 0 ? 5 : 0;
+  char *dir, *tok, *full = NULL;
+  bool same;
+
+  if (keylen == 0)
+    return false;
+  p += keylen;
+  p += strspn (p, " \t");
+  if (*p++ != '=')
+    return false;
+  p += strspn (p, " \t");
+  tok = strndup (p, strcspn (p, " \t\r\n#;"));
+  dir = strdup (cfg->file);
+  if (!tok || !dir)
+    same = false;
+  else if (tok[0] == '/' || member_spec_is_uri (tok))
+    same = same_path (tok, path);
+  else
+    same = asprintf (&full, "%s/%s", dirname (dir), tok) != -1 &&
+      same_path (full, path);
+  free (tok);
+  free (dir);
+  free (full);
+  return same;
 }
 
 int
@@ -629,34 +842,25 @@ raid_config_drop_device (const struct raid_config *cfg, const char *path,
 {
   size_t n = 0, i;
   char **lines = read_lines (cfg->file, &n), *commented;
-  unsigned j;
-  int r = -1, line = 0;
+  int r = 0;
 
   if (!lines) {
     snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
     return -1;
   }
-  for (j = 0; j < cfg->nmembers; j++)
-    if (strcmp (cfg->members[j].path, path) == 0)
-      line = cfg->members[j].line;
-  for (j = 0; j < cfg->nspares; j++)
-    if (strcmp (cfg->spares[j].path, path) == 0)
-      line = cfg->spares[j].line;
-  for (i = 0; i < n; i++)
-    if (line == 0 && strstr (lines[i], path) &&
-        strncmp (lines[i] + strspn (lines[i], " \t"), "spare", 5) == 0)
-      line = (int) i + 1;
-  if (line == 0 || (size_t) line > n) {
-    r = 0;                      /* not in the file: nothing to drop */
-    goto out;
+  for (i = 0; i < n && !line_names (cfg, lines[i], path); i++)
+    ;
+  if (i < n) {                  /* else not in the file: nothing to drop */
+    if (asprintf (&commented, "# removed by nbdraid: %s", lines[i]) == -1) {
+      snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
+      r = -1;
+    }
+    else {
+      free (lines[i]);
+      lines[i] = commented;
+      r = write_lines (cfg->file, lines, n, err, errlen);
+    }
   }
-  if (asprintf (&commented, "# removed by nbdraid: %s", lines[line - 1])
-      == -1)
-    goto out;
-  free (lines[line - 1]);
-  lines[line - 1] = commented;
-  r = write_lines (cfg->file, lines, n, err, errlen);
- out:
   free_lines (lines, n);
   return r;
 }
@@ -725,8 +929,16 @@ raid_config_reorder (struct raid_config *cfg, const unsigned *order,
 void
 raid_config_free (struct raid_config *cfg)
 {
+  unsigned i;
+
+  for (i = 0; i < cfg->ngroups; i++) {
+    raid_config_free (cfg->groups[i]);
+    free (cfg->groups[i]);
+  }
+  free (cfg->groups);
   free (cfg->file);
   free (cfg->name);
+  free (cfg->layout_name);
   free (cfg->controllers);
   free (cfg->socket);
   free_specs (cfg->members, cfg->nmembers);

@@ -45,6 +45,14 @@ struct raid_config {
   int level_line;               /* where each was set (0: defaulted), */
   int layout_line;              /* for messages */
   int chunk_line;
+  char *layout_name;            /* as written */
+  /* Nested arrays: the arrays this one's "array:NAME" members name, in
+   * [array NAME] / [members NAME] sections of the same file. */
+  struct raid_config **groups;
+  unsigned ngroups;
+  struct raid_config *top;      /* a nested array's: the file's top one */
+  int section_line;             /* of this array's [array ...] section */
+  bool used;                    /* a group some array has as a member */
   struct raid_member_spec *members;     /* in role order */
   unsigned nmembers;
   struct raid_member_spec *spares;
@@ -56,6 +64,10 @@ struct raid_config {
 int raid_config_load (const char *file, struct raid_config *cfg,
                       char *err, size_t errlen);
 void raid_config_free (struct raid_config *cfg);
+
+/* The nested array [array NAME] of top, or NULL. */
+struct raid_config *raid_config_find_group (const struct raid_config *top,
+                                            const char *name);
 
 /* Put member order[role] in each role: rewrite the file's member lines
  * in that order (atomically) and reorder cfg->members to match. */

@@ -21,15 +21,87 @@ same_controller (const struct raid_config *cfg, unsigned i, unsigned j)
   return a && b ? strcmp (a, b) == 0 : i == j;
 }
 
-static bool
-any_named (const struct raid_config *cfg)
+/* The config at the top of cfg's stack: it holds the nested arrays. */
+static const struct raid_config *
+stack_top (const struct raid_config *cfg)
+{
+  return cfg->top ? cfg->top : cfg;
+}
+
+/* The nested array member i is, or NULL for a device. */
+static const struct raid_config *
+nested (const struct raid_config *cfg, unsigned i)
+{
+  const char *p = cfg->members[i].path;
+
+  return strncmp (p, "array:", 6) == 0
+    ? raid_config_find_group (stack_top (cfg), p + 6) : NULL;
+}
+
+/* The first controller named under cfg (nested arrays included) after
+ * the one at *pos (in a walk of members, depth first); NULL at the end.
+ * depth bounds the walk. */
+static const char *
+nth_name (const struct raid_config *cfg, unsigned *pos, unsigned depth)
 {
   unsigned i;
 
-  for (i = 0; i < cfg->nmembers; i++)
-    if (controller_of (cfg, i))
-      return true;
-  return false;
+  for (i = 0; i < cfg->nmembers && depth < 8; i++) {
+    const struct raid_config *inner = nested (cfg, i);
+    const char *name = inner ? nth_name (inner, pos, depth + 1) : NULL;
+    if (name)
+      return name;
+    if (!inner && controller_of (cfg, i) && (*pos)-- == 0)
+      return controller_of (cfg, i);
+  }
+  return NULL;
+}
+
+int
+controllers_shape (const struct raid_config *cfg, struct raid_geometry *g,
+                   char *err, size_t len)
+{
+  *g = (struct raid_geometry) {
+    .level = cfg->level, .layout = cfg->layout, .members = cfg->nmembers,
+    .chunk_bytes = cfg->chunk_bytes,
+    .member_bytes = 1024 * (cfg->chunk_bytes ? cfg->chunk_bytes : 4096),
+  };
+  return geometry_init (g, err, len);
+}
+
+/* Which roles losing controller name takes out: its devices, and the
+ * nested arrays that do not survive it. */
+static void
+lost_roles (const struct raid_config *cfg, const unsigned *order,
+            const char *name, unsigned depth, struct member_set *gone);
+
+static bool
+nested_survives (const struct raid_config *cfg, const char *name,
+                 unsigned depth)
+{
+  struct member_set gone = { { 0 } };
+  struct raid_geometry g;
+  char err[256];
+
+  if (depth > 8 || controllers_shape (cfg, &g, err, sizeof err) == -1)
+    return false;
+  lost_roles (cfg, NULL, name, depth + 1, &gone);
+  return geometry_survives (&g, gone.bits);
+}
+
+static void
+lost_roles (const struct raid_config *cfg, const unsigned *order,
+            const char *name, unsigned depth, struct member_set *gone)
+{
+  unsigned role;
+
+  for (role = 0; role < cfg->nmembers; role++) {
+    unsigned i = order ? order[role] : role;
+    const struct raid_config *inner = nested (cfg, i);
+    if (inner ? !nested_survives (inner, name, depth)
+        : controller_of (cfg, i) && strcmp (controller_of (cfg, i), name) == 0)
+      member_set_add (gone, role);
+  }
 }
 
 int
@@ -37,33 +109,33 @@ controllers_survive (const struct raid_geometry *g,
                      const struct raid_config *cfg, const unsigned *order,
                      char *why, size_t len)
 {
-  unsigned c, role, n;
+  const char *name;
+  unsigned c, role, n, pos;
   size_t used;
 
-  if (!any_named (cfg))
-    return -1;
-  for (c = 0; c < cfg->nmembers; c++) {
+  for (c = 0; (pos = c, name = nth_name (cfg, &pos, 0)); c++) {
     struct member_set gone = { { 0 } };
 
-    if (!controller_of (cfg, c))
-      continue;
-    for (role = 0; role < g->members; role++)
-      if (same_controller (cfg, order ? order[role] : role, c))
-        member_set_add (&gone, role);
+    lost_roles (cfg, order, name, 0, &gone);
     if (geometry_survives (g, gone.bits))
       continue;
     used = (size_t) snprintf (why, len, "losing controller %s (member%s",
-                              controller_of (cfg, c),
-                              member_set_count (&gone) > 1 ? "s" : "");
-    for (role = 0, n = 0; role < g->members && used < len; role++)
-      if (member_set_has (&gone, role))
-        used += (size_t) snprintf (why + used, len - used, "%s%u",
-                                   n++ ? ", " : " ", role);
+                              name, member_set_count (&gone) > 1 ? "s" : "");
+    for (role = 0, n = 0; role < g->members && used < len; role++) {
+      unsigned i = order ? order[role] : role;
+      if (!member_set_has (&gone, role))
+        continue;
+      used += (size_t) snprintf (why + used, len - used, "%s%u", n++ ? ", "
+                                 : " ", role);
+      if (nested (cfg, i) && used < len)
+        used += (size_t) snprintf (why + used, len - used, " = %s",
+                                   cfg->members[i].path);
+    }
     if (used < len)
       snprintf (why + used, len - used, ") would fail the array");
     return 0;
   }
-  return 1;
+  return c == 0 ? -1 : 1;
 }
 
 /* Deal members out controller by controller: each role takes a member
@@ -140,22 +212,21 @@ controllers_arrange (const struct raid_geometry *g,
 void
 controllers_describe (const struct raid_config *cfg, char *buf, size_t len)
 {
+  const char *name, *other;
   size_t used = 0;
-  unsigned i, j, count;
+  unsigned i, j, pos, count;
 
   buf[0] = '\0';
-  for (i = 0; i < cfg->nmembers && used < len; i++) {
-    if (!controller_of (cfg, i))
-      continue;
-    for (j = 0; j < i; j++)
-      if (same_controller (cfg, i, j))
-        break;
-    if (j < i)
-      continue;                 /* counted already */
-    for (count = 0, j = 0; j < cfg->nmembers; j++)
-      count += same_controller (cfg, i, j);
-    used += (size_t) snprintf (buf + used, len - used, "%s%s (%u)",
-                               used ? ", " : "", controller_of (cfg, i),
-                               count);
+  for (i = 0; used < len && (pos = i, name = nth_name (cfg, &pos, 0)); i++) {
+    for (count = 0, j = 0; (pos = j, other = nth_name (cfg, &pos, 0)); j++) {
+      if (strcmp (other, name) != 0)
+        continue;
+      if (j < i)
+        break;                  /* counted already */
+      count++;
+    }
+    if (count)
+      used += (size_t) snprintf (buf + used, len - used, "%s%s (%u)",
+                                 used ? ", " : "", name, count);
   }
 }

@@ -15,8 +15,10 @@
 #include "geometry.h"
 
 /* With member order[role] in each role (NULL: the config's order), does
- * the array survive the loss of any one controller?  1 yes, 0 no (why
- * names the controller and its members), -1 no member names one. */
+ * the array survive the loss of any one controller?  A nested array
+ * member is lost with a controller when the loss fails it.  1 yes, 0 no
+ * (why names the controller and the roles), -1 no member (nested ones
+ * included) names one. */
 int controllers_survive (const struct raid_geometry *g,
                          const struct raid_config *cfg,
                          const unsigned *order, char *why, size_t len);
@@ -25,6 +27,11 @@ int controllers_survive (const struct raid_geometry *g,
  * survives the loss of any one controller: 0, or -1 if there is none. */
 int controllers_arrange (const struct raid_geometry *g,
                          const struct raid_config *cfg, unsigned *order);
+
+/* The geometry cfg's level, layout, chunk and member count give (with
+ * a nominal member size): 0, or -1 with err. */
+int controllers_shape (const struct raid_config *cfg,
+                       struct raid_geometry *g, char *err, size_t len);
 
 /* "c0 (3 members), c1 (3 members)" */
 void controllers_describe (const struct raid_config *cfg, char *buf,

@@ -24,7 +24,10 @@
 
 struct creation {
   struct raid_config *cfg;
+  const struct raid_config *top;        /* holds the nested arrays */
   const struct raid_create_options *opts;
+  struct raid_array **children;         /* nested arrays, opened */
+  unsigned nchildren;
   struct member **members;      /* members then spares */
   unsigned n;
   char *err;
@@ -90,6 +93,38 @@ data_offset_sectors (uint64_t dev_sectors, uint64_t chunk_sectors)
   return (off + 2047) / 2048 * 2048;
 }
 
+static int create_in (struct raid_config *cfg, const struct raid_config *top,
+                      const struct raid_create_options *opts, char *err,
+                      size_t errlen);
+
+/* Nested arrays: create the array an "array:NAME" member names, then
+ * open it, so this array's superblocks can be written on it. */
+static struct raid_array *
+create_nested (void *ctx, const char *name, char *err, size_t errlen)
+{
+  struct creation *c = ctx;
+  struct raid_config *g =
+    raid_config_find_group (c->top, name);
+  struct raid_options ao = { .log = c->opts->log,
+    .log_opaque = c->opts->log_opaque };
+  struct raid_array *a;
+
+  if (!g) {
+    snprintf (err, errlen, "array:%s: no such nested array", name);
+    return NULL;
+  }
+  if (create_in (g, c->top, c->opts, err, errlen) == -1 ||
+      !(a = array_assemble (g, c->top, &ao, err, errlen)))
+    return NULL;
+  if (raid_start (a) == -1) {
+    snprintf (err, errlen, "array %s: %s", name, strerror (errno));
+    raid_close (a);
+    return NULL;
+  }
+  c->children[c->nchildren++] = a;
+  return a;
+}
+
 static int
 check_distinct (struct creation *c)
 {
@@ -114,6 +149,8 @@ open_all (struct creation *c)
   if (!sb)
     return refuse (c, "%s", strerror (ENOMEM));
   raid_config_member_options (c->cfg, false, &mo);
+  mo.resolve = create_nested;
+  mo.resolve_ctx = c;
   for (i = 0; i < c->n; i++) {
     const char *path = spec_of (c, i)->path;
 
@@ -139,6 +176,39 @@ open_all (struct creation *c)
  fail:
   free (sb);
   return -1;
+}
+
+/* The shared spares must hold no md superblock: check that (refusing
+ * one that does, unless --force), or wipe the ones that do. */
+static int
+clear_shared_spares (struct creation *c, bool wipe)
+{
+  struct member_open_options mo;
+  struct md_superblock *sb = malloc (sizeof *sb);
+  char why[512];
+  unsigned i;
+  int r = sb ? 0 : refuse (c, "%s", strerror (ENOMEM));
+
+  raid_config_member_options (c->cfg, false, &mo);
+  for (i = 0; i < c->cfg->nspares && r == 0; i++) {
+    const char *path = c->cfg->spares[i].path;
+    struct member *m = member_open (path, &mo, c->err, c->errlen);
+    bool none = false;
+
+    if (!m)
+      r = -1;
+    else if (md_sb_read (m, sb, &none, why, sizeof why) == -1 && none)
+      ;                         /* nothing to clear */
+    else if (!c->opts->force)
+      r = refuse (c, "%s already holds an md superblock; use --force to "
+                  "wipe it (a shared spare holds none)", path);
+    else if (wipe && md_sb_wipe (m) == -1)
+      r = refuse (c, "%s: wiping its md superblock: %s", path,
+                  strerror (errno));
+    member_close (m);
+  }
+  free (sb);
+  return r;
 }
 
 /* Size the array from the smallest member, as md does. */
@@ -348,8 +418,18 @@ raid_create (struct raid_config *cfg,
              const struct raid_create_options *opts, char *err,
              size_t errlen)
 {
-  struct creation c = { .cfg = cfg, .opts = opts, .err = err,
-    .errlen = errlen, .n = cfg->nmembers + cfg->nspares };
+  return create_in (cfg, cfg, opts, err, errlen);
+}
+
+static int
+create_in (struct raid_config *cfg, const struct raid_config *top,
+           const struct raid_create_options *opts, char *err, size_t errlen)
+{
+  /* With nested arrays the top level's spares are a shared pool: they
+   * get no superblock until a nested array takes one. */
+  bool pool = cfg == top && top->ngroups > 0;
+  struct creation c = { .cfg = cfg, .top = top, .opts = opts, .err = err,
+    .errlen = errlen, .n = cfg->nmembers + (pool ? 0 : cfg->nspares) };
   /* The server resyncs in the background what is not clean. */
   bool needs_sync = !opts->assume_clean && cfg->level != 0;
   struct raid_geometry g;
@@ -358,17 +438,26 @@ raid_create (struct raid_config *cfg,
   int r = -1;
 
   c.members = calloc (c.n, sizeof *c.members);
-  if (!c.members)
+  c.children = calloc (c.n, sizeof *c.children);
+  if (!c.members || !c.children) {
+    free (c.members);
+    free (c.children);
     return refuse (&c, "%s", strerror (ENOMEM));
-  if (open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
+  }
+  if ((pool && clear_shared_spares (&c, false)) ||
+      open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
       (cfg->bitmap && !(chunk = bitmap_chunk (&c, &g, data_offset))) ||
       plan_controllers (&c, &g) ||
-      write_superblocks (&c, &g, data_offset, chunk, !needs_sync))
+      write_superblocks (&c, &g, data_offset, chunk, !needs_sync) ||
+      (pool && clear_shared_spares (&c, true)))
     goto out;
   r = 0;
  out:
   for (i = 0; i < c.n; i++)
     member_close (c.members[i]);
+  for (i = 0; i < c.nchildren; i++)
+    raid_close (c.children[i]);
   free (c.members);
+  free (c.children);
   return r;
 }

@@ -111,6 +111,11 @@ readd_returning (struct raid_array *a)
 void
 raid_maintenance (struct raid_array *a)
 {
+  unsigned i;
+
+  for (i = 0; i < a->nchildren; i++)
+    raid_maintenance (a->children[i]);
+  shared_spares_give (a);
   if (a->readonly || array_check_alive (a) == -1)
     return;
   mark_clean_when_quiet (a);

@@ -506,13 +506,19 @@ step_check (struct raid_array *a, uint64_t budget)
 int
 raid_job_step (struct raid_array *a, uint64_t budget)
 {
+  unsigned i;
+  int more = 0;
+
+  /* Nested arrays rebuild and resync on their own, side by side. */
+  for (i = 0; i < a->nchildren; i++)
+    more |= raid_job_step (a->children[i], budget) == 1;
   if (a->readonly || array_check_alive (a) == -1)
-    return 0;
+    return more;
   if (a->job.kind == RAID_JOB_NONE)
     schedule (a);
   switch (a->job.kind) {
   case RAID_JOB_NONE:
-    return 0;
+    return more;
   case RAID_JOB_RESYNC:
     return step_resync (a, budget);
   case RAID_JOB_RECOVERY:
@@ -522,7 +528,7 @@ raid_job_step (struct raid_array *a, uint64_t budget)
   case RAID_JOB_REPAIR:
     return step_check (a, budget);
   }
-  return 0;
+  return more;
 }
 
 static int

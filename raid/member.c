@@ -21,6 +21,8 @@ member_open (const char *spec, const struct member_open_options *opts,
 {
   if (member_spec_is_uri (spec))
     return member_nbd_open (spec, opts, err, errlen);
+  if (strncmp (spec, "array:", 6) == 0)
+    return member_array_open (spec, opts, err, errlen);
   return member_file_open (spec, opts, err, errlen);
 }
 

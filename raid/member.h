@@ -42,12 +42,18 @@ struct member {
   void *priv;
 };
 
+struct raid_array;
+
 struct member_open_options {
   bool readonly;
   bool direct;                  /* O_DIRECT for files and block devices */
   unsigned nbd_connections;     /* NBD members: connections to open */
   unsigned nbd_timeout_s;       /* NBD members: request timeout */
   unsigned connect_timeout_s;   /* NBD members: connect timeout */
+  /* Nested arrays: "array:NAME" members are the arrays this gives. */
+  struct raid_array *(*resolve) (void *ctx, const char *name, char *err,
+                                 size_t errlen);
+  void *resolve_ctx;
 };
 
 /* Open a member by its config spec (a path or an NBD URI).
@@ -69,6 +75,12 @@ struct member *member_file_open (const char *path,
 struct member *member_nbd_open (const char *uri,
                                 const struct member_open_options *opts,
                                 char *err, size_t errlen);
+
+struct member *member_array_open (const char *spec,
+                                  const struct member_open_options *opts,
+                                  char *err, size_t errlen);
+/* The array a member_array_open member stands for; NULL for others. */
+struct raid_array *member_array_inner (const struct member *m);
 
 /* Is this member spec an NBD URI rather than a path? */
 bool member_spec_is_uri (const char *spec);

@@ -31,10 +31,15 @@ enum raid_event {
   RAID_EVENT_REBUILD_FINISHED,
   RAID_EVENT_SPARE_ACTIVE,      /* a rebuilt member joined the array */
   RAID_EVENT_CHECK_FINISHED,    /* detail: mismatched sectors */
+  RAID_EVENT_MOVE_SPARE,        /* a shared spare went to a nested array;
+                                   detail: the top array */
 };
 const char *raid_event_name (enum raid_event event);
+/* array: the name of the array it happened in (a nested array's, for
+ * one); member: the device's path or URI, or "". */
 typedef void (*raid_event_fn) (void *opaque, enum raid_event event,
-                               int member, const char *detail);
+                               const char *array, const char *member,
+                               const char *detail);
 
 struct raid_options {
   bool readonly;
@@ -158,6 +163,19 @@ struct raid_status {
   uint64_t bitmap_chunks, bitmap_dirty;
 };
 void raid_get_status (struct raid_array *a, struct raid_status *st);
+/* The nested arrays among a's members (up to max of them). */
+unsigned raid_children (struct raid_array *a, struct raid_array **out,
+                        unsigned max);
+/* The top array of nested ones: its free shared spares (up to max). */
+unsigned raid_shared_spares (struct raid_array *a, const char **out,
+                             unsigned max);
+const char *raid_name (const struct raid_array *a);
+/* The array named name: a itself or one nested in it; NULL if none. */
+struct raid_array *raid_find_array (struct raid_array *a, const char *name);
+/* The array a device (path or URI) serves in: a or one nested in it;
+ * NULL if none. */
+struct raid_array *raid_array_holding (struct raid_array *a,
+                                       const char *path);
 
 /* Admin verbs.  MEMBER is a role number or a device's path or URI.
  * Each returns 0, or -1 with a one-line reason in err, changing
@@ -177,6 +195,9 @@ int raid_admin_replace (struct raid_array *a, const char *member,
  * bitmap only the regions written meanwhile are recovered. */
 int raid_admin_readd (struct raid_array *a, const char *member, char *err,
                       size_t errlen);
+/* The top array of nested ones: a new device joins the shared spares. */
+int raid_admin_add_shared (struct raid_array *a, const char *path,
+                           char *err, size_t errlen);
 
 /* nbdraid create: write md v1.2 superblocks for cfg on every member and
  * spare.  Unless assume_clean, the array is marked not in sync and the

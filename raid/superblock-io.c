@@ -71,3 +71,21 @@ md_sb_write (struct member *m, const struct md_superblock *sb)
   free (b);
   return r;
 }
+
+int
+md_sb_wipe (struct member *m)
+{
+  uint8_t *b = block_alloc ();
+  int r;
+
+  if (!b) {
+    errno = ENOMEM;
+    return -1;
+  }
+  memset (b, 0, MD_SB_BLOCK_BYTES);
+  r = m->ops->pwrite (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES);
+  if (r == 0)
+    r = m->ops->flush (m);
+  free (b);
+  return r;
+}

@@ -17,4 +17,7 @@ int md_sb_read (struct member *m, struct md_superblock *sb,
 /* Encode and write (not flushed).  Returns 0 or -1 with errno set. */
 int md_sb_write (struct member *m, const struct md_superblock *sb);
 
+/* Zero the superblock block and flush: the member holds none after. */
+int md_sb_wipe (struct member *m);
+
 #endif

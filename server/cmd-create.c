@@ -30,6 +30,7 @@ cmd_create (int argc, char **argv)
   struct raid_create_options opts = { .log = print_note };
   struct raid_config cfg;
   char err[1024];
+  unsigned i;
   int c, r;
 
   while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1) {
@@ -63,10 +64,14 @@ cmd_create (int argc, char **argv)
   if (r == -1)
     fprintf (stderr, "nbdraid: %s\n", err);
   else
-    fprintf (stderr, "nbdraid: created array '%s': RAID%d, %u members, "
-             "%u spares%s\n", cfg.name, cfg.level, cfg.nmembers, cfg.nspares,
-             opts.assume_clean || cfg.level == 0 ? ""
-             : "; the server syncs it in the background");
+    for (i = 0; i <= cfg.ngroups; i++) {
+      const struct raid_config *g = i ? cfg.groups[i - 1] : &cfg;
+      fprintf (stderr, "nbdraid: created array '%s': RAID%d, %u members, "
+               "%u %sspares%s\n", g->name, g->level, g->nmembers,
+               g->nspares, i == 0 && cfg.ngroups ? "shared " : "",
+               opts.assume_clean || g->level == 0 ? ""
+               : "; the server syncs it in the background");
+    }
   raid_config_free (&cfg);
   return r == -1 ? 1 : 0;
 }

@@ -212,12 +212,7 @@ print_controllers (const char *file, bool json, bool first)
     fprintf (stderr, "nbdraid: %s\n", err);
     return 1;
   }
-  g = (struct raid_geometry) {
-    .level = cfg.level, .layout = cfg.layout, .members = cfg.nmembers,
-    .chunk_bytes = cfg.chunk_bytes,
-    .member_bytes = 1024 * (cfg.chunk_bytes ? cfg.chunk_bytes : 4096),
-  };
-  if (geometry_init (&g, err, sizeof err) == -1) {
+  if (controllers_shape (&cfg, &g, err, sizeof err) == -1) {
     fprintf (stderr, "nbdraid: %s: %s\n", file, err);
     raid_config_free (&cfg);
     return 1;

@@ -161,28 +161,68 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
            st->bitmap_dirty);
   fprintf (fp, ", \"speed_limit\": {\"min_bytes_per_sec\": %" PRIu64
-           ", \"max_bytes_per_sec\": %" PRIu64 "}}\n", min, max);
+           ", \"max_bytes_per_sec\": %" PRIu64 "}", min, max);
 }
 
-static bool
-reply_status (struct control *c, struct raid_array *a, FILE *fp, bool json)
+/* An array's status, then its nested arrays' ("arrays" in JSON), then
+ * the top array's free shared spares. */
+static void
+status_tree (struct control *c, struct raid_array *a, FILE *fp, bool json,
+             struct raid_status *st)
 {
-  struct raid_status *st = malloc (sizeof *st);
+  struct raid_array *child[RAID_MAX_MEMBERS];
+  const char *shared[RAID_MAX_MEMBERS];
+  unsigned n = raid_children (a, child, RAID_MAX_MEMBERS);
+  unsigned ns = raid_shared_spares (a, shared, RAID_MAX_MEMBERS), i;
   uint64_t min, max;
 
-  if (!st) {
-    fprintf (fp, "ERR out of memory\n");
-    return false;
-  }
   raid_get_status (a, st);
   control_speed (c, &min, &max);
-  fprintf (fp, "OK\n");
   if (json)
     status_json (fp, st, control_job_speed (c), min, max);
   else
     status_text (fp, st, control_job_speed (c));
+  if (json && n)
+    fprintf (fp, ",\n \"arrays\": [");
+  for (i = 0; i < n; i++) {
+    if (json && i)
+      fprintf (fp, ",\n");
+    status_tree (c, child[i], fp, json, st);
+  }
+  if (json && n)
+    fprintf (fp, "]");
+  if (json && ns)
+    fprintf (fp, ",\n \"shared_spares\": [");
+  else if (ns)
+    fprintf (fp, "shared spares:");
+  for (i = 0; i < ns; i++) {
+    if (json) {
+      fprintf (fp, "%s", i ? ", " : "");
+      json_string (fp, shared[i]);
+    }
+    else
+      fprintf (fp, " %s", shared[i]);
+  }
+  if (ns)
+    fprintf (fp, json ? "]" : "\n");
+  if (json)
+    fprintf (fp, "}");
+}
+
+static void
+reply_status (struct control *c, struct raid_array *a, FILE *fp, bool json)
+{
+  struct raid_status *st = malloc (sizeof *st);
+
+  if (!st) {
+    fprintf (fp, "ERR out of memory\n");
+    return;
+  }
+  fprintf (fp, "OK\n");
+  status_tree (c, a, fp, json, st);
+  if (json)
+    fprintf (fp, "\n");
   free (st);
-  return false;
 }
 
 /* speed-limit [MIN MAX], in MB/s (0 for MAX: no limit). */
@@ -214,14 +254,19 @@ speed_limit (struct control *c, FILE *fp, char **w, int n)
     fprintf (fp, "unlimited\n");
 }
 
+/* Take flag out of the words, wherever it is; was it there? */
 static bool
-has_flag (char **w, int n, const char *flag)
+take_flag (char **w, int *n, const char *flag)
 {
-  int i;
+  int i, j;
 
-  for (i = 1; i < n; i++)
-    if (strcmp (w[i], flag) == 0)
+  for (i = 1; i < *n; i++)
+    if (strcmp (w[i], flag) == 0) {
+      for (j = i; j + 1 < *n; j++)
+        w[j] = w[j + 1];
+      (*n)--;
       return true;
+    }
   return false;
 }
 
@@ -235,6 +280,59 @@ answer (FILE *fp, int r, const char *err, const char *done)
     fprintf (fp, "ERR %s\n", err);
 }
 
+/* What a verb acts on: the array "--array NAME" names (taken out of
+ * the words), else the one serving the device the verb names, else the
+ * served array; and that array's part of the config. */
+struct target {
+  struct raid_array *a;
+  const struct raid_config *cfg;
+  bool named;                   /* --array given */
+};
+
+static int
+find_target (struct raid_array *top, struct raid_config *cfg, char **w,
+             int *n, struct target *t, FILE *fp)
+{
+  const char *name = NULL;
+  int i, j;
+
+  for (i = 1; i < *n; i++)
+    if (strcmp (w[i], "--array") == 0 && i + 1 < *n) {
+      name = w[i + 1];
+      for (j = i; j + 2 <= *n; j++)
+        w[j] = w[j + 2];
+      *n -= 2;
+      break;
+    }
+  t->named = name != NULL;
+  t->a = name ? raid_find_array (top, name)
+    : *n >= 2 ? raid_array_holding (top, w[1]) : NULL;
+  if (name && !t->a) {
+    fprintf (fp, "ERR no array named %s here\n", name);
+    return -1;
+  }
+  if (!t->a)
+    t->a = top;
+  t->cfg = t->a == top ? cfg : raid_config_find_group (cfg, name ? name
+                                                        : raid_name (t->a));
+  if (!t->cfg)
+    t->cfg = cfg;
+  return 0;
+}
+
+/* add PATH: a spare of the array, or, in the top array of nested ones
+ * (unless --array names one), a shared spare. */
+static int
+add (struct raid_array *top, const struct target *t, const char *path,
+     char *err, size_t errlen)
+{
+  int r = t->a == top && !t->named && raid_children (top, NULL, 0) > 0
+    ? raid_admin_add_shared (top, path, err, errlen)
+    : raid_admin_add (t->a, path, err, errlen);
+
+  return r == 0 ? raid_config_add_spare (t->cfg, path, err, errlen) : r;
+}
+
 bool
 control_command (struct control *c, struct raid_array *a,
                  struct raid_config *cfg, struct control_client *cl, int fd,
@@ -242,7 +340,8 @@ control_command (struct control *c, struct raid_array *a,
 {
   char *w[MAX_WORDS], *save = NULL, err[1024] = "", done[512] = "";
   FILE *fp = fdopen (dup (fd), "w");
-  bool keep = false;
+  struct target t;
+  bool keep = false, json, force;
   int n = 0, r;
 
   if (!fp)
@@ -250,34 +349,37 @@ control_command (struct control *c, struct raid_array *a,
   for (w[n] = strtok_r (line, "\t", &save); w[n] && n < MAX_WORDS - 1;
        w[n] = strtok_r (NULL, "\t", &save))
     n++;
+  json = take_flag (w, &n, "--json");
+  force = take_flag (w, &n, "--force");
   if (n == 0)
     fprintf (fp, "ERR empty command\n");
+  else if (find_target (a, cfg, w, &n, &t, fp) == -1)
+    ;
   else if (strcmp (w[0], "status") == 0)
-    reply_status (c, a, fp, has_flag (w, n, "--json"));
-  else if (strcmp (w[0], "fail") == 0 && n >= 2) {
-    r = raid_admin_fail (a, w[1], has_flag (w, n, "--force"), err,
-                         sizeof err);
+    reply_status (c, t.named ? t.a : a, fp, json);
+  else if (strcmp (w[0], "fail") == 0 && n == 2) {
+    r = raid_admin_fail (t.a, w[1], force, err, sizeof err);
     snprintf (done, sizeof done, "failed %s", w[1]);
     answer (fp, r, err, done);
   }
   else if (strcmp (w[0], "remove") == 0 && n == 2) {
-    r = raid_admin_remove (a, w[1], err, sizeof err);
+    r = raid_admin_remove (t.a, w[1], err, sizeof err);
     if (r == 0)
-      r = raid_config_drop_device (cfg, w[1], err, sizeof err);
+      r = raid_config_drop_device (t.cfg, w[1], err, sizeof err);
     snprintf (done, sizeof done, "removed %s", w[1]);
     answer (fp, r, err, done);
   }
   else if (strcmp (w[0], "re-add") == 0 && n == 2) {
-    r = raid_admin_readd (a, w[1], err, sizeof err);
+    r = raid_admin_readd (t.a, w[1], err, sizeof err);
     snprintf (done, sizeof done, "re-added %s", w[1]);
     answer (fp, r, err, done);
     control_kick (c);
   }
   else if (strcmp (w[0], "add") == 0 && n == 2) {
-    r = raid_admin_add (a, w[1], err, sizeof err);
-    if (r == 0)
-      r = raid_config_add_spare (cfg, w[1], err, sizeof err);
-    snprintf (done, sizeof done, "added %s as a spare", w[1]);
+    r = add (a, &t, w[1], err, sizeof err);
+    snprintf (done, sizeof done, "added %s as a %sspare", w[1],
+              t.a == a && !t.named && raid_children (a, NULL, 0) > 0
+              ? "shared " : "");
     answer (fp, r, err, done);
     control_kick (c);
   }
@@ -288,22 +390,22 @@ control_command (struct control *c, struct raid_array *a,
       r = -1;
     }
     else
-      r = raid_admin_replace (a, w[1], with, err, sizeof err);
+      r = raid_admin_replace (t.a, w[1], with, err, sizeof err);
     if (r == 0 && with)
-      r = raid_config_add_spare (cfg, with, err, sizeof err);
+      r = raid_config_add_spare (t.cfg, with, err, sizeof err);
     snprintf (done, sizeof done, "replacing %s", w[1]);
     answer (fp, r, err, done);
     control_kick (c);
   }
   else if ((strcmp (w[0], "check") == 0 || strcmp (w[0], "repair") == 0) &&
            n == 1) {
-    r = raid_job_check (a, w[0][0] == 'r', err, sizeof err);
+    r = raid_job_check (t.a, w[0][0] == 'r', err, sizeof err);
     snprintf (done, sizeof done, "%s started", w[0]);
     answer (fp, r, err, done);
     control_kick (c);
   }
   else if (strcmp (w[0], "idle") == 0 && n == 1) {
-    r = raid_job_idle (a, err, sizeof err);
+    r = raid_job_idle (t.a, err, sizeof err);
     answer (fp, r, err, "");
   }
   else if (strcmp (w[0], "speed-limit") == 0)
@@ -315,8 +417,9 @@ control_command (struct control *c, struct raid_array *a,
   }
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
-             "fail, remove, add, re-add, replace, check, repair, idle, speed-limit, "
-             "monitor)\n", w[0]);
+             "fail, remove, add, re-add, replace, check, repair, idle, "
+             "speed-limit, monitor; --array NAME for a nested array)\n",
+             w[0]);
   fclose (fp);
   return keep;
 }

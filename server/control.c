@@ -36,7 +36,8 @@ struct control_client {
 
 struct pending {
   enum raid_event event;
-  int member;
+  char array[33];
+  char member[256];
   char detail[256];
 };
 
@@ -82,8 +83,8 @@ control_new (struct raid_config *cfg)
 }
 
 void
-control_event (void *opaque, enum raid_event event, int member,
-               const char *detail)
+control_event (void *opaque, enum raid_event event, const char *array,
+               const char *member, const char *detail)
 {
   struct control *c = opaque;
   struct pending *p;
@@ -97,7 +98,8 @@ control_event (void *opaque, enum raid_event event, int member,
   }
   p = &c->queue[(c->head + c->count++) % QUEUE];
   p->event = event;
-  p->member = member;
+  snprintf (p->array, sizeof p->array, "%s", array);
+  snprintf (p->member, sizeof p->member, "%s", member);
   snprintf (p->detail, sizeof p->detail, "%s", detail);
   pthread_mutex_unlock (&c->lock);
   if (c->running)
@@ -141,17 +143,11 @@ static void
 broadcast (struct control *c, const struct pending *p)
 {
   struct control_client *cl, *next;
-  struct raid_status *st = NULL;
-  char line[1024], member[300] = "";
+  char line[1024];
   int n;
 
-  if (p->member >= 0 && (st = malloc (sizeof *st)) != NULL) {
-    raid_get_status (c->a, st);
-    snprintf (member, sizeof member, "%s", st->dev[p->member].path);
-  }
-  free (st);
   n = snprintf (line, sizeof line, "EVENT\t%s\t%s\t%s\t%s\n",
-                raid_event_name (p->event), c->cfg->name, member, p->detail);
+                raid_event_name (p->event), p->array, p->member, p->detail);
   for (cl = c->clients; cl; cl = next) {
     next = cl->next;
     if (cl->monitor &&

@@ -18,8 +18,8 @@ struct control;
 /* Before assembly: the object events can be queued on. */
 struct control *control_new (struct raid_config *cfg);
 /* For raid_options.event (opaque: the control). */
-void control_event (void *opaque, enum raid_event event, int member,
-                    const char *detail);
+void control_event (void *opaque, enum raid_event event, const char *array,
+                    const char *member, const char *detail);
 /* After nbdkit forks: listen on the socket and start the loop thread.
  * Returns 0, or -1 with a one-line reason in err. */
 int control_start (struct control *c, struct raid_array *a, char *err,

@@ -105,10 +105,10 @@ log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
 
 /* Events go to the control plane once it exists. */
 static void
-forward_event (void *opaque, enum raid_event event, int member,
-               const char *detail)
+forward_event (void *opaque, enum raid_event event, const char *name,
+               const char *member, const char *detail)
 {
-  control_event (control, event, member, detail);
+  control_event (control, event, name, member, detail);
 }
 
 /* Assemble before nbdkit forks, so errors reach the admin's terminal. */
