@@ -21,6 +21,7 @@
 
 #include "control.h"
 #include "raid.h"
+#include "server-readonly.h"
 
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
@@ -120,6 +121,11 @@ plugin_get_ready (void)
   const struct raid_geometry *g;
   char err[1024], layout[32];
 
+  /* With nbdkit -r nothing may write, metadata and rebuilds included. */
+  if (!readonly && server_readonly ()) {
+    nbdkit_debug ("nbdkit -r: the array is read-only");
+    opts.readonly = readonly = true;
+  }
   control = control_new (&cfg);
   if (!control) {
     nbdkit_error ("%m");
