@@ -3,8 +3,12 @@
  * The config lists the devices (members and spares).  The freshest
  * superblock of the array (highest events) is the reference, and its
  * dev_roles place every device: in a role, as a spare, or as faulty.
- * A device whose own events lag the reference holds stale data and is
- * not used (it needs recovery); a role no device fills is missing.  The
+ * A device whose own events lag the reference by more than one holds
+ * stale data and is not used (it needs recovery).  One behind is
+ * current, as md and mdadm take it: a crash between two members'
+ * superblock writes leaves exactly that, and a member that really
+ * dropped out is marked faulty in the reference's roles instead.  A
+ * role no device fills is missing.  The
  * array starts when the level tolerates what is not there; roles the
  * superblocks still count on need degraded=true (mdadm --run).
  */
@@ -217,7 +221,7 @@ claim_role (struct raid_array *a, struct candidate *c, unsigned r,
     h->placed = false;
   holder[r] = c;
   c->placed = true;
-  if (c->s.sb.events < ref->events) {
+  if (c->s.sb.events + 1 < ref->events) {
     c->s.state = SLOT_MISSING;
     snprintf (c->s.why, sizeof c->s.why, "stale: events %" PRIu64 ", the "
               "array is at %" PRIu64 "; needs recovery", c->s.sb.events,
