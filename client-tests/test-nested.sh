@@ -193,6 +193,16 @@ printf '[array]\nlevel = 0\nchunk = 6K\n[members]\nmember = array:a\nmember = d.
 bad "bad.conf:3: chunk"
 echo "ok: bad nesting refused"
 
+# An outer array refused after its inner arrays were created (their
+# 1 MiB of data is too small for it) leaves every disk as it was.
+for f in p q r s; do head -c 2M /dev/urandom > "$d/$f.img"; done
+before=$(cat "$d"/[pqrs].img | sha256sum)
+printf '[array]\nlevel = 0\nchunk = 64K\n[members]\nmember = array:x\nmember = array:y\n[array x]\nlevel = 1\n[members x]\nmember = p.img\nmember = q.img\n[array y]\nlevel = 1\n[members y]\nmember = r.img\nmember = s.img\n' > "$d/bad.conf"
+bad "array:x is too small"
+[ "$(cat "$d"/[pqrs].img | sha256sum)" = "$before" ] ||
+  die "a refused nested create left its inner arrays' superblocks behind"
+echo "ok: a refused nested create writes nothing"
+
 # Controller loss through the stack: RAID60 with two disks of each group
 # per controller survives losing one; with three of g0's on c0 it does
 # not, and examine names the group.

@@ -1,7 +1,9 @@
 /* nbdraid: creating an array (nbdraid create).
  *
  * Every member is opened and checked before the first byte is written:
- * a bad config or a wrong disk leaves every member untouched.
+ * a bad config or a wrong disk leaves every member untouched.  A nested
+ * stack is created inner arrays first; if the outer array is then
+ * refused, what the inner ones wrote is put back (create-undo.h).
  */
 #include <config.h>
 
@@ -16,6 +18,7 @@
 #include "array.h"
 #include "bitmap-format.h"
 #include "controllers.h"
+#include "create-undo.h"
 #include "superblock-io.h"
 
 /* md's RAID1 has no chunk; mdadm still rounds its size to 64 KiB. */
@@ -30,6 +33,7 @@ struct creation {
   unsigned nchildren;
   struct member **members;      /* members then spares */
   unsigned n;
+  struct create_undo *undo;     /* what the whole create overwrote */
   char *err;
   size_t errlen;
 };
@@ -94,8 +98,8 @@ data_offset_sectors (uint64_t dev_sectors, uint64_t chunk_sectors)
 }
 
 static int create_in (struct raid_config *cfg, const struct raid_config *top,
-                      const struct raid_create_options *opts, char *err,
-                      size_t errlen);
+                      const struct raid_create_options *opts,
+                      struct create_undo *undo, char *err, size_t errlen);
 
 /* Nested arrays: create the array an "array:NAME" member names, then
  * open it, so this array's superblocks can be written on it. */
@@ -113,7 +117,7 @@ create_nested (void *ctx, const char *name, char *err, size_t errlen)
     snprintf (err, errlen, "array:%s: no such nested array", name);
     return NULL;
   }
-  if (create_in (g, c->top, c->opts, err, errlen) == -1 ||
+  if (create_in (g, c->top, c->opts, c->undo, err, errlen) == -1 ||
       !(a = array_assemble (g, c->top, &ao, err, errlen)))
     return NULL;
   if (raid_start (a) == -1) {
@@ -202,9 +206,13 @@ clear_shared_spares (struct creation *c, bool wipe)
     else if (!c->opts->force)
       r = refuse (c, "%s already holds an md superblock; use --force to "
                   "wipe it (a shared spare holds none)", path);
-    else if (wipe && md_sb_wipe (m) == -1)
+    else if (wipe && (undo_save (c->undo, m, MD_SB_OFFSET_BYTES,
+                                 MD_SB_BLOCK_BYTES) == -1 ||
+                      md_sb_wipe (m) == -1))
       r = refuse (c, "%s: wiping its md superblock: %s", path,
                   strerror (errno));
+    if (m)
+      undo_forget_member (c->undo, m);
     member_close (m);
   }
   free (sb);
@@ -359,7 +367,7 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   const struct raid_config *cfg = c->cfg;
   struct md_superblock *sb = calloc (1, sizeof *sb);
   uint8_t *image = NULL;
-  uint64_t image_bytes = 0;
+  uint64_t image_bytes = 0, written = MD_SB_BLOCK_BYTES;
   unsigned i;
   int r = -1;
 
@@ -388,6 +396,8 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
       refuse (c, "%s", strerror (ENOMEM));
       goto out;
     }
+    if (MD_BITMAP_OFFSET_SECTORS * 512 + image_bytes > written)
+      written = MD_BITMAP_OFFSET_SECTORS * 512 + image_bytes;
   }
 
   for (i = 0; i < c->n; i++) {
@@ -398,7 +408,8 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
     /* RAID0: equal data sizes, so md sees a single zone. */
     sb->data_size_sectors = cfg->level == 0 ? g->member_bytes / SECTOR
       : (m->size_bytes - data_offset) / SECTOR;
-    if ((image && m->ops->pwrite (m, image, image_bytes, MD_SB_OFFSET_BYTES
+    if (undo_save (c->undo, m, MD_SB_OFFSET_BYTES, written) == -1 ||
+        (image && m->ops->pwrite (m, image, image_bytes, MD_SB_OFFSET_BYTES
                                   + MD_BITMAP_OFFSET_SECTORS * 512) == -1) ||
         md_sb_write (m, sb) == -1 || m->ops->flush (m) == -1) {
       refuse (c, "%s: writing the superblock and bitmap: %s", m->name,
@@ -418,18 +429,40 @@ raid_create (struct raid_config *cfg,
              const struct raid_create_options *opts, char *err,
              size_t errlen)
 {
-  return create_in (cfg, cfg, opts, err, errlen);
+  struct create_undo undo = { 0 };
+  int r;
+
+  raid_config_member_options (cfg, false, &undo.mo);
+  r = create_in (cfg, cfg, opts, &undo, err, errlen);
+  undo_free (&undo);
+  return r;
+}
+
+/* After a refusal, put back what was written (open_only: on members
+ * still open); say so if that fails. */
+static void
+put_back (struct create_undo *undo, bool open_only, char *err,
+          size_t errlen)
+{
+  char why[512];
+  size_t used = strlen (err);
+
+  if (undo_replay (undo, open_only, why, sizeof why) == -1 && used < errlen)
+    snprintf (err + used, errlen - used, "; and the devices could not be "
+              "put back as they were: %s", why);
 }
 
 static int
 create_in (struct raid_config *cfg, const struct raid_config *top,
-           const struct raid_create_options *opts, char *err, size_t errlen)
+           const struct raid_create_options *opts, struct create_undo *undo,
+           char *err, size_t errlen)
 {
   /* With nested arrays the top level's spares are a shared pool: they
    * get no superblock until a nested array takes one. */
   bool pool = cfg == top && top->ngroups > 0;
   struct creation c = { .cfg = cfg, .top = top, .opts = opts, .err = err,
-    .errlen = errlen, .n = cfg->nmembers + (pool ? 0 : cfg->nspares) };
+    .errlen = errlen, .n = cfg->nmembers + (pool ? 0 : cfg->nspares),
+    .undo = undo };
   /* The server resyncs in the background what is not clean. */
   bool needs_sync = !opts->assume_clean && cfg->level != 0;
   struct raid_geometry g;
@@ -453,10 +486,20 @@ create_in (struct raid_config *cfg, const struct raid_config *top,
     goto out;
   r = 0;
  out:
-  for (i = 0; i < c.n; i++)
+  /* What this array wrote on its nested arrays goes back through them;
+   * once they are closed (and have marked themselves clean), what they
+   * wrote on their own members goes back. */
+  if (r == -1 && cfg == top)
+    put_back (undo, true, err, errlen);
+  for (i = 0; i < c.n; i++) {
+    if (c.members[i])
+      undo_forget_member (undo, c.members[i]);
     member_close (c.members[i]);
+  }
   for (i = 0; i < c.nchildren; i++)
     raid_close (c.children[i]);
+  if (r == -1 && cfg == top)
+    put_back (undo, false, err, errlen);
   free (c.members);
   free (c.children);
   return r;
