@@ -180,7 +180,9 @@ bad () {
   case $out in *"$want"*) ;; *) die "expected '$want', got: $out" ;; esac
 }
 printf '[array]\nlevel = 0\nchunk = 64K\n[members]\nmember = array:a\nmember = d.img\n[array a]\nlevel = 1\n[members a]\nmember = array:a\nmember = e.img\n' > "$d/bad.conf"
-bad "bad.conf:5: array:a contains itself"
+bad "bad.conf:10: array:a contains itself"
+printf '[array]\nlevel = 0\nchunk = 64K\n[members]\nmember = array:a\nmember = d.img\n[array a]\nlevel = 1\n[members a]\nmember = array:b\nmember = e.img\n[array b]\nlevel = 1\n[members b]\nmember = array:a\nmember = f.img\n' > "$d/bad.conf"
+bad "bad.conf:10: array:b makes a cycle: it contains array a"
 printf '[array]\nlevel = 0\nchunk = 64K\n[members]\nmember = array:a\nmember = array:a\n[array a]\nlevel = 1\n[members a]\nmember = d.img\nmember = e.img\n' > "$d/bad.conf"
 bad "bad.conf:6: array:a is a member twice"
 printf '[array]\nlevel = 0\nchunk = 64K\n[members]\nmember = array:b\nmember = d.img\n' > "$d/bad.conf"

@@ -541,7 +541,7 @@ check_config (struct parse_state *st)
                                        sizeof lname), min, cfg->nmembers);
 }
 
-/* Does g contain itself, through its "array:" members?  depth bounds
+/* Does g contain target, through its "array:" members?  depth bounds
  * the walk (a cycle never ends). */
 static bool
 contains (const struct raid_config *top, const struct raid_config *g,
@@ -584,10 +584,13 @@ check_nesting (struct parse_state *st)
         fail (st, "a spare cannot be an array (%s)", m->path);
       else if (!g)
         fail (st, "%s: no [array %s] in this config", m->path, m->path + 6);
+      else if (g == cfg)
+        fail (st, "%s contains itself", m->path);
+      else if (contains (top, g, cfg, 0))
+        fail (st, "%s makes a cycle: it contains array %s", m->path,
+              cfg->name);
       else if (g->used)
         fail (st, "%s is a member twice", m->path);
-      else if (g == cfg || contains (top, g, g, 0))
-        fail (st, "%s contains itself", m->path);
       else
         g->used = true;
     }
