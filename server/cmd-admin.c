@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,28 @@ append (struct request *rq, const char *word)
   return 0;
 }
 
+/* Only a server run by root or by ourselves may answer: anyone else
+ * listening on the path (having moved the real socket aside) could fake
+ * status, swallow a "fail" and inject monitor events. */
+static bool
+trusted_server (int fd, const char *path)
+{
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+
+  if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1) {
+    fprintf (stderr, "nbdraid: %s: SO_PEERCRED: %s\n", path,
+             strerror (errno));
+    return false;
+  }
+  if (cred.uid != 0 && cred.uid != geteuid ()) {
+    fprintf (stderr, "nbdraid: %s: served by uid %u, neither root nor you; "
+             "not trusting it\n", path, (unsigned) cred.uid);
+    return false;
+  }
+  return true;
+}
+
 static int
 connect_socket (const struct request *rq)
 {
@@ -93,6 +116,10 @@ connect_socket (const struct request *rq)
              strerror (errno));
     if (fd >= 0)
       close (fd);
+    return -1;
+  }
+  if (!trusted_server (fd, path)) {
+    close (fd);
     return -1;
   }
   return fd;

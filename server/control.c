@@ -348,17 +348,49 @@ accept_cb (struct ev_loop *loop, ev_io *w, int revents)
   ev_io_start (loop, &cl->w);
 }
 
+/* The socket's directory must be ours or root's, and others must not
+ * be able to move our socket aside and listen in its place: not
+ * writable by them unless sticky (as /tmp is). */
+static int
+check_directory (const char *dir, char *err, size_t errlen)
+{
+  struct stat st;
+
+  if (stat (dir, &st) == -1) {
+    snprintf (err, errlen, "control socket directory %s: %s", dir,
+              strerror (errno));
+    return -1;
+  }
+  if (st.st_uid != 0 && st.st_uid != geteuid ()) {
+    snprintf (err, errlen, "control socket directory %s belongs to uid %u, "
+              "not to this server's user; remove it or set socket = in the "
+              "config", dir, (unsigned) st.st_uid);
+    return -1;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+    snprintf (err, errlen, "control socket directory %s is writable by "
+              "others (mode %04o); make it 0700 or sticky", dir,
+              (unsigned) (st.st_mode & 07777));
+    return -1;
+  }
+  return 0;
+}
+
 /* Create the socket 0600; refuse if a live server holds the path. */
 static int
 listen_on (struct control *c, char *err, size_t errlen)
 {
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
   char dir[sizeof c->path];
+  const char *parent;
   struct stat st;
   int fd;
 
   snprintf (dir, sizeof dir, "%s", c->path);
-  mkdir (dirname (dir), 0700);  /* /run/nbdraid and the like */
+  parent = dirname (dir);
+  mkdir (parent, 0700);         /* /run/nbdraid and the like */
+  if (check_directory (parent, err, errlen) == -1)
+    return -1;
   snprintf (addr.sun_path, sizeof addr.sun_path, "%s", c->path);
   if (lstat (c->path, &st) == 0) {
     if (!S_ISSOCK (st.st_mode)) {
