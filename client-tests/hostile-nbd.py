@@ -8,7 +8,7 @@
 #   hostile-nbd.py raw SOCKET PATTERN   PATTERN: what the export holds
 #   hostile-nbd.py flood SOCKET PATTERN N SECONDS
 #   hostile-nbd.py idle SOCKET PATTERN N
-#   hostile-nbd.py hold SOCKET N        N served connections, then a fail
+#   hostile-nbd.py hold SOCKET N        the limit filter's limit=N holds
 
 import errno
 import os
@@ -188,8 +188,14 @@ def idle(path, pattern_file, n):
 
 def hold(path, n):
     """With nbdkit's limit filter at n: n clients are served, the next is
-    refused, and once one leaves the next is served again."""
+    refused, and once one leaves the next is served again.  Connections
+    stuck before the handshake do not count (the filter counts opens)."""
     import nbd
+    idle = []
+    for _ in range(50):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        idle.append(s)
     held = []
     for i in range(n):
         h = nbd.NBD()
@@ -220,6 +226,9 @@ def hold(path, n):
     print("ok: after one left, a new connection is served")
     for h in held:
         h.shutdown()
+    for s in idle:
+        s.close()
+    print("ok: 50 connections idle in the handshake used none of the limit")
 
 
 if __name__ == "__main__":
