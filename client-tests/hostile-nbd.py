@@ -135,9 +135,10 @@ def raw(path, pattern_file):
 
 
 def flood(path, pattern_file, n, seconds):
-    """n libnbd clients at once, each reads a different 4 KiB and checks it."""
+    """n libnbd clients at once, each checks a different 4 KiB, rewrites
+    it unaligned and reads it back; PATTERN is updated to match."""
     import nbd
-    pattern = open(pattern_file, "rb").read()
+    pattern = bytearray(open(pattern_file, "rb").read())
     ok, errors = [], []
     start = threading.Barrier(n, timeout=seconds)
 
@@ -149,6 +150,11 @@ def flood(path, pattern_file, n, seconds):
             off = (i * 65536 + 512) % (len(pattern) - 4096)
             if h.pread(4096, off) != pattern[off:off + 4096]:
                 raise Exception("client %d read wrong data" % i)
+            new = os.urandom(4096)
+            h.pwrite(new, off, nbd.CMD_FLAG_FUA)
+            pattern[off:off + 4096] = new       # disjoint per client
+            if h.pread(4096, off) != new:
+                raise Exception("client %d read back wrong data" % i)
             h.shutdown()
             ok.append(i)
         except Exception as e:
@@ -164,7 +170,8 @@ def flood(path, pattern_file, n, seconds):
     if len(ok) != n:
         sys.exit("FAIL: flood: %d of %d clients served in %ds; errors: %s" %
                  (len(ok), n, seconds, sorted(set(errors))[:3]))
-    print("ok: %d parallel clients all served correct data" % n)
+    open(pattern_file, "wb").write(pattern)
+    print("ok: %d parallel clients all read, wrote and read back right" % n)
 
 
 def idle(path, pattern_file, n):

@@ -103,6 +103,8 @@ timeout 30 $HOSTILE idle "$sock" "$T/pattern" 200 ||
   die "not served beside idle connections"
 intact "connection floods"
 stop_server
+check_members_hold "$T/pattern"
+echo "ok: the members hold the data, every stripe's P and Q right"
 
 # nbdkit's limit filter: with limit=3 the fourth client is refused.
 nbdkit_opts=(--filter=limit)
