@@ -24,7 +24,6 @@ echo "ok: socket created 0600 under umask 000"
 chmod 755 "$T" "$T/a"           # let nobody reach the socket's directory
 cp "$NBDRAID" "$T/nbdraid"
 as_nobody=(runuser -u nobody --)
-as_nobody_setpriv=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 
 # The file mode alone keeps nobody out.
 if out=$("${as_nobody[@]}" "$T/nbdraid" status --socket "$sock" 2>&1); then
@@ -36,8 +35,12 @@ echo "ok: 0600 refuses nobody: $out"
 # With the mode loosened, the server's peer check does.
 chmod 666 "$sock"
 refusal="nbdraid: permission denied: only uid 0 or root may control array test"
-for run in as_nobody as_nobody_setpriv; do
-  declare -n cmd=$run
+for run in runuser setpriv; do
+  if [ "$run" = runuser ]; then
+    cmd=("${as_nobody[@]}")
+  else
+    cmd=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+  fi
   for verb in status "fail 0" monitor; do
     # shellcheck disable=SC2086
     if out=$(timeout 10 "${cmd[@]}" "$T/nbdraid" $verb --socket "$sock" 2>&1)
@@ -46,7 +49,6 @@ for run in as_nobody as_nobody_setpriv; do
     fi
     [ "$out" = "$refusal" ] || die "$run: '$verb': unexpected: $out"
   done
-  unset -n cmd
 done
 echo "ok: mode 0666, nbdraid as nobody (runuser, setpriv) refused: $out"
 

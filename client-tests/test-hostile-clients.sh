@@ -9,7 +9,7 @@
 requires nbdkit
 requires nbdsh
 requires nbdcopy
-HOSTILE="/usr/bin/python3 $abs_top_srcdir/client-tests/hostile-nbd.py"
+hostile=(/usr/bin/python3 "$abs_top_srcdir/client-tests/hostile-nbd.py")
 
 # The export must read back as $T/pattern and the array be healthy.
 intact () {
@@ -91,15 +91,15 @@ intact "unaligned and 64 MiB requests"
 # What libnbd will not send: requests over 64 MiB (ENOMEM), an unknown
 # command (EINVAL), a bad magic and unskippable payloads (disconnected),
 # a write whose client hangs up mid-payload (nothing written).
-$HOSTILE raw "$sock" "$T/pattern"
+"${hostile[@]}" raw "$sock" "$T/pattern"
 intact "raw protocol abuse"
 
 # Floods, bounded in time: 200 clients at once, then a client served
 # while 200 connections sit in the handshake.
-timeout 60 $HOSTILE flood "$sock" "$T/pattern" 200 50 ||
+timeout 60 "${hostile[@]}" flood "$sock" "$T/pattern" 200 50 ||
   die "the flood was not served in time"
 kill -0 "$server_pid" || die "nbdkit died in the flood"
-timeout 30 $HOSTILE idle "$sock" "$T/pattern" 200 ||
+timeout 30 "${hostile[@]}" idle "$sock" "$T/pattern" 200 ||
   die "not served beside idle connections"
 intact "connection floods"
 stop_server
@@ -109,7 +109,7 @@ echo "ok: the members hold the data, every stripe's P and Q right"
 # nbdkit's limit filter: with limit=3 the fourth client is refused.
 nbdkit_opts=(--filter=limit)
 start_server "$conf" limit=3
-timeout 30 $HOSTILE hold "$sock" 3 || die "the limit filter did not hold"
+timeout 30 "${hostile[@]}" hold "$sock" 3 || die "the limit filter did not hold"
 grep -q "limit: too many clients connected, connection rejected" \
   "$T/nbdkit.log" || die "nbdkit logged no refusal"
 stop_server

@@ -43,8 +43,9 @@ start_tcp_server () {
   server_pid=$!
   cleanup_fn "stop_server"
   wait_for 10 _started_or_gone
-  kill -0 "$server_pid" 2>/dev/null && [ -s "$T/nbdkit.pid" ] ||
+  if ! kill -0 "$server_pid" 2>/dev/null || ! [ -s "$T/nbdkit.pid" ]; then
     die "nbdkit did not start: $(cat "$T/nbdkit.log")"
+  fi
 }
 
 # check_roundtrip URI: nbdcopy random data in and out through URI.
@@ -73,14 +74,14 @@ assert h.pread(len(buf), 12345) == buf
 # check_qemu OBJECT NBD-OPTS: qemu-img writes a file in and copies the
 # export out, both over TLS; nbdcopy confirms what it wrote.
 check_qemu () {
-  local obj=$1 opts=$2
+  local obj=$1 server=$2
   random_file "$T/qdata" "$(stat -c %s "$T/data")"
   qemu-img convert --object "$obj" -n -f raw "$T/qdata" \
-    --target-image-opts "driver=nbd,$opts,tls-creds=tls0"
+    --target-image-opts "driver=nbd,$server,tls-creds=tls0"
   nbdcopy "$tls" "$T/out"
   cmp "$T/qdata" "$T/out" || die "qemu-img's write over TLS differs"
   rm -f "$T/out"
-  qemu-img convert --object "$obj" --image-opts "driver=nbd,$opts,tls-creds=tls0" \
+  qemu-img convert --object "$obj" --image-opts "driver=nbd,$server,tls-creds=tls0" \
     -O raw "$T/out"
   cmp "$T/qdata" "$T/out" || die "qemu-img's read over TLS differs"
   echo "ok: qemu-img writes and reads over TLS"
