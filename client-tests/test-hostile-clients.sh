@@ -94,6 +94,25 @@ intact "unaligned and 64 MiB requests"
 "${hostile[@]}" raw "$sock" "$T/pattern"
 intact "raw protocol abuse"
 
+# Trim and zero carry no payload: nbdkit lets them past 64 MiB.
+nbdsh -u "$uri" -c '
+import os
+h.set_strict_mode(0)
+pattern = bytearray(open(os.environ["PATTERN"], "rb").read())
+mib = 1024 * 1024
+h.trim(65 * mib + 1, 5)
+pattern[5:65 * mib + 6] = bytes(65 * mib + 1)
+assert h.pread(mib, 30 * mib) == bytes(mib)
+new = os.urandom(mib)
+h.pwrite(new, 10 * mib)
+h.zero(66 * mib, mib + 3, nbd.CMD_FLAG_FUA)
+pattern[mib + 3:67 * mib + 3] = bytes(66 * mib)
+assert h.pread(mib, 10 * mib) == bytes(mib)
+print("ok: a 65 MiB trim and a 66 MiB zero, unaligned")
+open(os.environ["PATTERN"], "wb").write(pattern)
+'
+intact "trims and zeroes over 64 MiB"
+
 # Floods, bounded in time: 200 clients at once, then a client served
 # while 200 connections sit in the handshake.
 timeout 60 "${hostile[@]}" flood "$sock" "$T/pattern" 200 50 ||
