@@ -132,3 +132,11 @@ timeout 30 "${hostile[@]}" hold "$sock" 3 || die "the limit filter did not hold"
 grep -q "limit: too many clients connected, connection rejected" \
   "$T/nbdkit.log" || die "nbdkit logged no refusal"
 stop_server
+
+# Every complaint in the log is nbdkit's about the protocol: the plugin
+# itself (members, parity, superblocks) logged no error.
+if grep error "$T/nbdkit.log" | grep -Ev 'invalid request|initial client flags|limit: too many clients|too large to skip|read data: NBD_CMD_WRITE' | grep .
+then
+  die "errors beyond nbdkit's protocol checks"
+fi
+echo "ok: only nbdkit's protocol checks logged errors"
