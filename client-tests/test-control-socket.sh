@@ -25,7 +25,7 @@ chmod 666 "$sock"
 if out=$(runuser -u nobody -- "$T/nbdraid" status --socket "$sock" 2>&1); then
   die "nobody was served: $out"
 fi
-[ "$out" = "nbdraid: permission denied: only uid 0 or root may control array test" ] ||
+[ "$out" = "nbdraid: permission denied: only root may control array test" ] ||
   die "unexpected: $out"
 echo "ok: the peer check keeps nobody out: $out"
 

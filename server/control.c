@@ -29,7 +29,6 @@ struct control_client {
   int fd;
   char buf[MAX_REQUEST];
   size_t len;
-  bool allowed;                 /* the peer is us or root */
   bool monitor;
   struct control_client *next;
 };
@@ -48,6 +47,7 @@ struct control {
   int listen_fd;
   struct ev_loop *loop;
   ev_io accept_w;
+  ev_timer accept_pause_w;      /* out of files: accept again later */
   ev_async wake_w;
   ev_timer job_w;
   ev_timer sample_w;
@@ -301,11 +301,7 @@ client_cb (struct ev_loop *loop, ev_io *w, int revents)
     return;
   }
   *nl = '\0';
-  /* Refused only now, after the request, so the answer gets there. */
-  if (!cl->allowed)
-    dprintf (cl->fd, "ERR permission denied: only uid %u or root may "
-             "control array %s\n", (unsigned) geteuid (), c->cfg->name);
-  else if (control_command (c, c->a, c->cfg, cl, cl->fd, cl->buf))
+  if (control_command (c, c->a, c->cfg, cl, cl->fd, cl->buf))
     return;
   close_client (c, cl);
 }
@@ -322,6 +318,14 @@ allowed (int fd)
 }
 
 static void
+accept_resume_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+  struct control *c = w->data;
+
+  ev_io_start (loop, &c->accept_w);
+}
+
+static void
 accept_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
   struct control *c = w->data;
@@ -329,8 +333,34 @@ accept_cb (struct ev_loop *loop, ev_io *w, int revents)
   struct timeval tv = { .tv_sec = 5 };
   int fd = accept4 (c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
-  if (fd == -1)
+  if (fd == -1) {
+    /* Out of files, the connection stays queued and the watcher would
+     * fire at once again: pause instead of spinning. */
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+        errno == ENOMEM) {
+      ev_io_stop (loop, &c->accept_w);
+      ev_timer_start (loop, &c->accept_pause_w);
+    }
     return;
+  }
+  /* A refused peer holds nothing: answered and closed at once, so no
+   * number of them can use up the server's files.  Its request, if
+   * already there, is read first: closing on unread data would reset
+   * the connection and lose the answer. */
+  if (!allowed (fd)) {
+    char scratch[MAX_REQUEST];
+    for (int i = 0;             /* bounded: a peer may keep sending */
+         i < 4 && recv (fd, scratch, sizeof scratch, MSG_DONTWAIT) > 0; i++)
+      ;
+    if (geteuid () == 0)
+      dprintf (fd, "ERR permission denied: only root may control array "
+               "%s\n", c->cfg->name);
+    else
+      dprintf (fd, "ERR permission denied: only uid %u or root may control "
+               "array %s\n", (unsigned) geteuid (), c->cfg->name);
+    close (fd);
+    return;
+  }
   /* A client that stops reading cannot stall the loop for long. */
   setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   cl = calloc (1, sizeof *cl);
@@ -340,7 +370,6 @@ accept_cb (struct ev_loop *loop, ev_io *w, int revents)
   }
   cl->c = c;
   cl->fd = fd;
-  cl->allowed = allowed (fd);
   cl->next = c->clients;
   c->clients = cl;
   ev_io_init (&cl->w, client_cb, fd, EV_READ);
@@ -448,6 +477,8 @@ control_start (struct control *c, struct raid_array *a, char *err,
   ev_io_init (&c->accept_w, accept_cb, c->listen_fd, EV_READ);
   c->accept_w.data = c;
   ev_io_start (c->loop, &c->accept_w);
+  ev_timer_init (&c->accept_pause_w, accept_resume_cb, 0.1, 0);
+  c->accept_pause_w.data = c;
   ev_async_init (&c->wake_w, wake_cb);
   c->wake_w.data = c;
   ev_async_start (c->loop, &c->wake_w);
