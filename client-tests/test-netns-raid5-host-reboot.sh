@@ -89,7 +89,7 @@ truncate -s 8M "$T/small.img"
 dd if="$T/m/d3.img" of="$T/small.img" bs=1M count=8 conv=notrunc status=none
 serve_on_host disk3 4 "$T/small.img"
 if out=$(on_host 0 nbdkit -U - "$PLUGIN" "$conf" --run true 2>&1); then
-  die "started with a short member"
+  die "started with a short member: $out"
 fi
 grep -q "${uris[3]}: too small for the array" <<< "$out" || die "unclear: $out"
 echo "ok: wrong size: $(grep error: <<< "$out")"

@@ -21,13 +21,13 @@ now_ms (void)
 }
 
 static uint8_t *
-bits (struct raid_bitmap *b)
+bits (const struct raid_bitmap *b)
 {
   return b->image + MD_BITMAP_HEADER_BYTES;
 }
 
 static bool
-test_bit (struct raid_bitmap *b, uint64_t c)
+test_bit (const struct raid_bitmap *b, uint64_t c)
 {
   return bits (b)[c / 8] >> (c % 8) & 1;
 }
@@ -292,7 +292,10 @@ bitmap_start_write (struct raid_array *a, uint64_t first, uint64_t last)
     }
   }
   if (newly_dirty)
-    r = flush_to (a, ++b->wanted);
+    b->set_gen = ++b->wanted;
+  /* A bit found set may be on its way to the disk for another writer:
+   * wait for it too (nothing to wait for in the common case). */
+  r = flush_to (a, b->set_gen);
   pthread_mutex_unlock (&b->lock);
   return r;
 }
@@ -354,6 +357,17 @@ any_role_out (const struct raid_array *a)
   return false;
 }
 
+/* A set bit with no write in flight, quiet since `quiet` ms before
+ * `now` (a write ending after `now` is not yet covered by the flush
+ * that goes before clearing). */
+static bool
+idle (const struct raid_bitmap *b, uint64_t c, bool all, uint64_t now,
+      uint64_t quiet)
+{
+  return test_bit (b, c) && b->pending[c] == 0 &&
+    (all || b->idle_since_ms[c] + quiet <= now);
+}
+
 /* Clear the bits of chunks that are idle (and, with all set, every
  * chunk the resync has passed).  Members are flushed first, so what a
  * cleared bit covered is on disk. */
@@ -371,15 +385,13 @@ clear_idle (struct raid_array *a, bool all)
     a->geo.unit_bytes / b->chunk_bytes;
   pthread_mutex_lock (&b->lock);
   for (c = 0; c < synced && c < b->chunks && !candidates; c++)
-    candidates = test_bit (b, c) && b->pending[c] == 0 &&
-      (all || now - b->idle_since_ms[c] >= quiet);
+    candidates = idle (b, c, all, now, quiet);
   pthread_mutex_unlock (&b->lock);
   if (!candidates || raid_flush (a) == -1)
     return;
   pthread_mutex_lock (&b->lock);
   for (c = 0; c < synced && c < b->chunks; c++)
-    if (test_bit (b, c) && b->pending[c] == 0 &&
-        (all || now - b->idle_since_ms[c] >= quiet)) {
+    if (idle (b, c, all, now, quiet)) {
       set_bit (b, c, false);
       cleared = true;
     }

@@ -33,6 +33,7 @@ struct raid_bitmap {
   pthread_cond_t written_cond;
   bool flushing;
   uint64_t wanted, written;     /* image generations */
+  uint64_t set_gen;             /* the generation holding the last bit set */
 };
 
 /* At assembly: load the bitmap of the reference member.  A bitmap that
