@@ -355,6 +355,27 @@ keep_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
   return 0;
 }
 
+/* md leaves a RAID0's size 0 in the superblock and stripes each
+ * member's data area rounded down to the chunk (raid0.c): the smallest
+ * such is ours, and check_data_areas refuses unequal ones (zones). */
+static uint64_t
+raid0_member_bytes (const struct raid_array *a)
+{
+  uint64_t smallest = UINT64_MAX, bytes;
+  unsigned i;
+
+  if (a->geo.chunk_bytes == 0)
+    return 0;                   /* geometry_init refuses it */
+  for (i = 0; i < a->geo.members; i++)
+    if (a->slots[i].io) {
+      bytes = a->slots[i].sb.data_size_sectors * 512;
+      bytes -= bytes % a->geo.chunk_bytes;
+      if (bytes < smallest)
+        smallest = bytes;
+    }
+  return smallest == UINT64_MAX ? 0 : smallest;
+}
+
 /* Every member in use must hold its data area; RAID0 members must be
  * equal because md stripes unequal ones in zones, which we do not
  * serve. */
@@ -578,6 +599,8 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   a->geo.layout = ref->layout;
   a->geo.chunk_bytes = (uint64_t) ref->chunk_sectors * 512;
   a->geo.member_bytes = ref->size_sectors * 512;
+  if (ref->level == 0 && ref->size_sectors == 0)
+    a->geo.member_bytes = raid0_member_bytes (a);
   if (geometry_init (&a->geo, err, errlen) == -1 ||
       check_data_areas (a, err, errlen) ||
       check_startable (a, opts, err, errlen) ||
