@@ -76,3 +76,31 @@ expect_refusal "degraded beyond tolerance" "array test cannot start: 2 of 4 memb
 variant ""
 $SBEDIT "$d/d1.img" 100 I 5 --keep-csum
 expect_refusal "corrupt superblock" "$d/d1.img (bad md superblock: sb_csum"
+$SBEDIT "$d/d1.img" 100 I 0        # new_level back, checksum right
+
+# md metadata nbdraid does not read is named, by nbdkit and by create
+# (which must not write over it): v1.0 keeps its superblock 8 KiB before
+# the end of the device, v0.90 in the last 64 KiB-aligned 64 KiB.
+cp "$d/d1.img" "$T/keep.img"
+size=$(stat -c %s "$d/d1.img")
+dd if="$T/keep.img" of="$d/d1.img" bs=4096 skip=1 count=1 \
+   seek=$(( ((size / 512 - 16) & ~7) / 8 )) conv=notrunc status=none
+dd if=/dev/zero of="$d/d1.img" bs=4096 seek=1 count=1 conv=notrunc status=none
+variant ""
+expect_refusal "md v1.0 metadata" "$d/d1.img (md v1.0 metadata (superblock at the end of the device) is not supported; nbdraid reads md v1.2 only)"
+truncate -s 4M "$T/blank.img"
+printf '[array]\nname = other\nlevel = 1\n[members]\nmember = %s\nmember = %s\n' \
+  "$T/blank.img" "$d/d1.img" > "$T/other.conf"
+before=$(sha256sum < "$d/d1.img")
+"$NBDRAID" create "$T/other.conf" > "$T/create.out" 2>&1 &&
+  die "nbdraid create wrote over md v1.0 metadata"
+grep -q "md v1.0 metadata" "$T/create.out" ||
+  die "create did not name md v1.0 metadata: $(cat "$T/create.out")"
+[ "$(sha256sum < "$d/d1.img")" = "$before" ] || die "create wrote over v1.0"
+cp "$T/keep.img" "$d/d1.img"
+dd if=/dev/zero of="$d/d1.img" bs=4096 seek=1 count=1 conv=notrunc status=none
+printf '\xfc\x4e\x2b\xa9\x00\x00\x00\x00' |
+  dd of="$d/d1.img" bs=1 seek=$(( (size & ~0xffff) - 0x10000 )) conv=notrunc status=none
+expect_refusal "md v0.90 metadata" "$d/d1.img (md v0.90 metadata (superblock at the end of the device) is not supported; nbdraid reads md v1.2 only)"
+cp "$T/keep.img" "$d/d1.img"
+echo "ok: md v1.0 and v0.90 metadata named, and create leaves them alone"

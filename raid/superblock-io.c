@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "superblock-io.h"
 
 /* Superblock blocks are page aligned so O_DIRECT members need no
@@ -19,6 +20,34 @@ block_alloc (void)
   if (posix_memalign (&b, 4096, MD_SB_BLOCK_BYTES) != 0)
     return NULL;
   return b;
+}
+
+/* The md superblocks nbdraid does not read, where mdadm puts them:
+ * v0.90 in the last 64 KiB-aligned 64 KiB, v1.0 8 KiB before the end
+ * (4 KiB aligned), v1.1 at the start.  A name for the one found, or
+ * NULL. */
+static const char *
+other_metadata (struct member *m, uint8_t *b)
+{
+  const struct {
+    uint64_t off;
+    uint32_t major;
+    const char *name;
+  } where[] = {
+    { (m->size_bytes & ~0xffffULL) - 0x10000, 0,
+      "md v0.90 metadata (superblock at the end of the device)" },
+    { ((m->size_bytes / 512 - 16) & ~7ULL) * 512, 1,
+      "md v1.0 metadata (superblock at the end of the device)" },
+    { 0, 1, "md v1.1 metadata (superblock at the start of the device)" },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof where / sizeof where[0]; i++)
+    if (m->size_bytes >= 0x20000 &&
+        m->ops->pread (m, b, MD_SB_BLOCK_BYTES, where[i].off) == 0 &&
+        le32_get (b) == MD_SB_MAGIC && le32_get (b + 4) == where[i].major)
+      return where[i].name;
+  return NULL;
 }
 
 int
@@ -46,8 +75,15 @@ md_sb_read (struct member *m, struct md_superblock *sb, bool *no_superblock,
     goto out;
   }
   if (md_sb_decode (b, sb, no_superblock, why, sizeof why) == -1) {
-    snprintf (err, errlen, "%s: %s%s", m->name,
-              *no_superblock ? "" : "bad md superblock: ", why);
+    const char *other = *no_superblock ? other_metadata (m, b) : NULL;
+    if (other) {
+      *no_superblock = false;   /* create must not write over it */
+      snprintf (err, errlen, "%s: %s is not supported; nbdraid reads md "
+                "v1.2 only", m->name, other);
+    }
+    else
+      snprintf (err, errlen, "%s: %s%s", m->name,
+                *no_superblock ? "" : "bad md superblock: ", why);
     goto out;
   }
   r = 0;

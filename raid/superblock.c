@@ -41,6 +41,7 @@ static const struct {
   { MD_FEATURE_REPLACEMENT, "a replacement device" },
   { MD_FEATURE_JOURNAL, "a write journal" },
   { MD_FEATURE_PPL, "a partial parity log (PPL)" },
+  { MD_FEATURE_MULTIPLE_PPLS, "partial parity logs (PPL)" },
 };
 
 uint32_t
