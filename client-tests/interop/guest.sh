@@ -40,6 +40,8 @@ skip () { echo "SKIP: $*"; exit 77; }
 host_pkgs=(qemu-system-x86 busybox-static mdadm e2fsprogs cpio xz-utils
            python3 socat)
 extract_pkgs=(nbd-client libnl-3-200 libnl-genl-3-200)
+# Bump when build_image changes what goes into the image.
+build_rev=1
 # Guest modules; modprobe lists their dependencies in load order.
 modules=(md_mod raid0 raid1 raid10 raid456 nbd virtio_pci virtio_blk
          virtio_scsi sd_mod virtio_net ext4 loop)
@@ -177,11 +179,11 @@ prepare () {
   }
   [ -n "$kpkg" ] || skip "apt knows no linux-image-amd64"
   key=$( {
-    echo "$kpkg $(candidate_version "$kpkg")"
-    for f in busybox-static mdadm e2fsprogs "${extract_pkgs[@]}"; do
-      echo "$f $(candidate_version "$f")"
-    done
-    cat "$here/init" "$0"
+    echo "$build_rev"
+    apt-cache policy "$kpkg" busybox-static mdadm e2fsprogs \
+      "${extract_pkgs[@]}" 2>/dev/null |
+      awk '/^[^ ]/ {p = $1} /Candidate:/ {print p, $2}'
+    cat "$here/init"
   } | sha256sum | cut -c1-16)
   image=$cache/$key
   if [ ! -s "$image/initrd.gz" ]; then

@@ -73,3 +73,21 @@ disk_args () {
     printf -- '--disk\n%s-%s=%s/d%s.img\n' "$1" "$i" "$2" "$i"
   done
 }
+
+# try_server CONFIG: like start_server, but if nbdkit does not start,
+# return 1 with its messages in $server_log instead of failing the test.
+try_server () {
+  sock=$T/sock
+  rm -f "$sock" "$T/nbdkit.pid"
+  : > "$T/try.log"
+  nbdkit -f -U "$sock" -P "$T/nbdkit.pid" "$PLUGIN" "$1" 2> "$T/try.log" &
+  server_pid=$!
+  wait_for 20 _started_or_gone
+  server_log=$(tr '\n' ' ' < "$T/try.log")
+  cat "$T/try.log" >> "$T/nbdkit.log"
+  if ! kill -0 "$server_pid" 2>/dev/null || ! [ -s "$T/nbdkit.pid" ]; then
+    stop_server
+    return 1
+  fi
+  uri="nbd+unix:///?socket=$sock"
+}
