@@ -2,6 +2,7 @@
 # by guest_script.  Each check prints "ok: ..." or "FAIL: ..."; finish
 # exits 1 if anything failed.
 fails=0
+echo "kernel $(uname -r), $(mdadm --version 2>&1)"
 fail () { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok () { echo "ok: $*"; }
 finish () {
