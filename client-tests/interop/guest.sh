@@ -38,7 +38,7 @@ skip () { echo "SKIP: $*"; exit 77; }
 # into the initramfs without being installed (nbd-client's install
 # scripts fail on a host without the nbd module).
 host_pkgs=(qemu-system-x86 busybox-static mdadm e2fsprogs cpio xz-utils
-           python3 socat)
+           python3 kmod)
 extract_pkgs=(nbd-client libnl-3-200 libnl-genl-3-200)
 # Bump when build_image changes what goes into the image.
 build_rev=1
@@ -189,6 +189,9 @@ prepare () {
   if [ ! -s "$image/initrd.gz" ]; then
     "$0" _build "$image" "$kpkg" > "$cache/build.log" 2>&1 ||
       skip "building the guest image failed: $(tail -3 "$cache/build.log")"
+    # Images of older package versions are not needed any more.
+    find "$cache" -mindepth 1 -maxdepth 1 -type d -name '????????????????' \
+      ! -name "$key" -exec rm -rf {} +
   fi
   if [ ! -e "$image/boots" ]; then
     local out
@@ -201,7 +204,7 @@ prepare () {
       *) skip "the guest boots without md: $out" ;;
     esac
   fi
-  flock -u 9
+  exec 9>&-
 }
 
 # boot [--disk NAME=FILE]... [--qemu ARG]... [--net] [--timeout S] SCRIPT
