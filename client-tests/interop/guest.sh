@@ -165,7 +165,7 @@ PY
 
 # prepare: sets $image, the cache directory of this set of versions.
 prepare () {
-  mkdir -p "$cache/debs"
+  mkdir -p "$cache/debs" 2>/dev/null || skip "cannot create the cache $cache"
   exec 9> "$cache/lock"
   flock -w 1800 9 || skip "cache $cache is locked"
   apt_install "${host_pkgs[@]}"
@@ -270,5 +270,5 @@ case ${1:-} in
   prepare) prepare ;;
   run) shift; prepare > /dev/null; boot "$@" ;;
   _build) shift; build_image "$@" ;;
-  *) sed -n '2,22p' "$0"; exit 2 ;;
+  *) sed -n '2,23p' "$0"; exit 2 ;;
 esac
