@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A hypervisor's kernel attaches nbdraid: in a guest, nbd-client with
-# four connections (-C 4) attaches a RAID6 nbdraid serves on the host
-# (over qemu's user network), mkfs.ext4, files written, unmounted, fsck
-# clean, disconnected; on the host the filesystem is clean, holds the
-# same files, and the members hold it as md lays it out.
+# four connections (-C 4; nbdkit sees four) attaches a RAID6 nbdraid
+# serves on the host (over qemu's user network), mkfs.ext4, files
+# written, unmounted, fsck clean, disconnected; on the host the
+# filesystem is clean, holds the same files, and the members hold it
+# as md lays it out.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -14,12 +15,12 @@ requires_guest
 
 new_array r6 6 left-symmetric 64K 5 24M
 start_tcp_server () {
-  local try
-  for try in 1 2 3 4 5 6 7 8 9 10; do
+  local _
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
     port=$((20000 + RANDOM % 20000))
     rm -f "$T/nbdkit.pid"
-    nbdkit -f -i 127.0.0.1 -p "$port" -P "$T/nbdkit.pid" "$PLUGIN" "$conf" \
-      2>> "$T/nbdkit.log" &
+    nbdkit -f -i 127.0.0.1 -p "$port" -P "$T/nbdkit.pid" --filter=log \
+      "$PLUGIN" "$conf" logfile="$T/requests.log" 2>> "$T/nbdkit.log" &
     server_pid=$!
     wait_for 10 _started_or_gone
     [ -s "$T/nbdkit.pid" ] && kill -0 "$server_pid" 2>/dev/null && return 0
@@ -61,6 +62,10 @@ EOF2
 guest_run nbd-client --net --disk "src=$T/src.img" "$T/guest.sh"
 grep -q '^ok: disconnected' "$T/nbd-client.out" || die "the guest did not finish"
 
+connections=$(grep -c ' Connect ' "$T/requests.log")
+[ "$connections" -ge 4 ] ||
+  die "nbd-client -C 4 made $connections connections, not 4"
+echo "ok: nbd-client used $connections connections"
 nbdcopy "$uri" "$T/fs.img"
 stop_server
 e2fsck -fn "$T/fs.img" > "$T/e2fsck.out" 2>&1 ||
