@@ -20,7 +20,6 @@
 #include "array.h"
 
 /* Bytes of a member handled per step at most. */
-#define STEP_BYTES (4 * 1024 * 1024)
 
 const char *
 raid_job_name (enum raid_job_kind kind)
@@ -403,8 +402,8 @@ step_rebuild (struct raid_array *a, uint64_t budget)
   len = a->job.end - a->job.pos;
   if (len > budget)
     len = budget;
-  if (len > STEP_BYTES)
-    len = STEP_BYTES;
+  if (len > RAID_JOB_STEP_MAX)
+    len = RAID_JOB_STEP_MAX;
   len = (len + a->geo.unit_bytes - 1) / a->geo.unit_bytes * a->geo.unit_bytes;
   if (len > a->job.end - a->job.pos)
     len = a->job.end - a->job.pos;

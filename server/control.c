@@ -17,9 +17,6 @@
 
 #include "control.h"
 
-/* The most a job step may do when no speed limit applies: the loop
- * stays responsive to admin commands between steps. */
-#define UNLIMITED_STEP (8 * 1024 * 1024)
 #define MAX_REQUEST 4096
 #define QUEUE 64
 
@@ -45,6 +42,7 @@ struct control {
   struct raid_array *a;
   char path[sizeof ((struct sockaddr_un *) 0)->sun_path];
   int listen_fd;
+  pid_t listener;               /* the process that created the socket */
   struct ev_loop *loop;
   ev_io accept_w;
   ev_timer accept_pause_w;      /* out of files: accept again later */
@@ -207,9 +205,13 @@ job_cb (struct ev_loop *loop, ev_timer *w, int revents)
   rate = now - c->client_seen < 1.0 ? c->speed_min : c->speed_max;
   if (c->speed_max && rate > c->speed_max)
     rate = c->speed_max;        /* the max bounds the min too */
-  budget = rate ? rate / 10 : UNLIMITED_STEP;
+  /* A tenth of a second's worth, but no more than a step does: the
+   * pause after it is computed from what was asked for. */
+  budget = rate ? rate / 10 : RAID_JOB_STEP_MAX;
   if (budget < 64 * 1024)
     budget = 64 * 1024;
+  if (budget > RAID_JOB_STEP_MAX)
+    budget = RAID_JOB_STEP_MAX;
   r = raid_job_step (c->a, budget);
   took = ev_time () - now;
   ev_timer_set (w, r != 1 ? 0.25
@@ -461,14 +463,21 @@ run (void *arg)
 }
 
 int
+control_listen (struct control *c, char *err, size_t errlen)
+{
+  if (listen_on (c, err, errlen) == -1)
+    return -1;
+  c->listener = getpid ();
+  return 0;
+}
+
+int
 control_start (struct control *c, struct raid_array *a, char *err,
                size_t errlen)
 {
   int r;
 
   c->a = a;
-  if (listen_on (c, err, errlen) == -1)
-    return -1;
   c->loop = ev_loop_new (EVFLAG_AUTO | EVFLAG_NOSIGMASK);
   if (!c->loop) {
     snprintf (err, errlen, "cannot create the event loop");
@@ -519,7 +528,10 @@ control_free (struct control *c)
     ev_loop_destroy (c->loop);
   if (c->listen_fd >= 0) {
     close (c->listen_fd);
-    unlink (c->path);
+    /* Not in the parent nbdkit leaves when it goes to the background:
+     * the socket is the server's, in the child. */
+    if (c->running || getpid () == c->listener)
+      unlink (c->path);
   }
   pthread_mutex_destroy (&c->lock);
   free (c);

@@ -20,8 +20,11 @@ struct control *control_new (struct raid_config *cfg);
 /* For raid_options.event (opaque: the control). */
 void control_event (void *opaque, enum raid_event event, const char *array,
                     const char *member, const char *detail);
-/* After nbdkit forks: listen on the socket and start the loop thread.
- * Returns 0, or -1 with a one-line reason in err. */
+/* Before nbdkit forks (so the socket is there when nbdkit's pidfile
+ * is, and errors reach the terminal): create the socket.  After the
+ * fork: start the loop thread on it.  Each returns 0, or -1 with a
+ * one-line reason in err. */
+int control_listen (struct control *c, char *err, size_t errlen);
 int control_start (struct control *c, struct raid_array *a, char *err,
                    size_t errlen);
 /* Stop the loop, close the socket, free everything. */

@@ -145,6 +145,10 @@ plugin_get_ready (void)
   if (!raid_clean (array))
     nbdkit_debug ("array %s needs a resync: it will run in the background",
                   cfg.name);
+  if (control_listen (control, err, sizeof err) == -1) {
+    nbdkit_error ("%s", err);
+    return -1;
+  }
   return 0;
 }
 
