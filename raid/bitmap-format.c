@@ -59,6 +59,12 @@ md_bitmap_decode (const uint8_t *b, struct md_bitmap_header *h, char *err,
               "at least 512", h->chunk_bytes);
     return -1;
   }
+  /* md-bitmap.c md_bitmap_read_sb(): "daemon sleep period out of
+   * range". */
+  if (h->daemon_sleep_s == 0) {
+    snprintf (err, errlen, "bitmap daemon_sleep 0 is out of range");
+    return -1;
+  }
   if (h->write_behind) {
     snprintf (err, errlen, "bitmap write_behind %u is not supported",
               h->write_behind);
