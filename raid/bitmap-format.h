@@ -41,6 +41,12 @@ void md_bitmap_encode (const struct md_bitmap_header *h, uint8_t *block);
 int md_bitmap_decode (const uint8_t *block, struct md_bitmap_header *h,
                       char *err, size_t errlen);
 
+/* The header against the array: its sync_size must need as many bits
+ * as the array's sync space (geometry_sync_bytes).  0, or -1 with the
+ * reason in err. */
+int md_bitmap_check (const struct md_bitmap_header *h, uint64_t sync_bytes,
+                     char *err, size_t errlen);
+
 /* Bits for a sync space, and the bytes the bitmap takes on disk (header
  * and bits, rounded up to 4 KiB). */
 uint64_t md_bitmap_chunks (uint64_t sync_bytes, uint64_t chunk_bytes);

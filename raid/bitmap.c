@@ -92,15 +92,9 @@ read_bitmap (struct raid_array *a, struct raid_slot *s, char *why,
               ")", h.events, s->sb.events);
     return -1;
   }
-  b->chunks = md_bitmap_chunks (sync_bytes, h.chunk_bytes);
-  if (h.sync_size_sectors > UINT64_MAX / 512 ||
-      md_bitmap_chunks (h.sync_size_sectors * 512, h.chunk_bytes) !=
-      b->chunks) {
-    snprintf (why, len, "bitmap sync_size %" PRIu64 " sectors does not "
-              "match the array's %" PRIu64, h.sync_size_sectors,
-              sync_bytes / 512);
+  if (md_bitmap_check (&h, sync_bytes, why, len) == -1)
     return -1;
-  }
+  b->chunks = md_bitmap_chunks (sync_bytes, h.chunk_bytes);
   b->disk_bytes = md_bitmap_disk_bytes (b->chunks);
   /* Every device gets the bitmap at its own offset: it must fit before
    * each one's data (md_sb_check saw to it that the header does). */
