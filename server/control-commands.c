@@ -17,6 +17,8 @@
 #include "json.h"
 
 #define MIB (1024.0 * 1024.0)
+/* 1 PB/s: more than any array, far below 2^64 bytes/s. */
+#define MAX_SPEED_MB 1e9
 
 static const char *const state_names[] = {
   [RAID_DEV_ACTIVE] = "active", [RAID_DEV_RECOVERING] = "recovering",
@@ -233,10 +235,13 @@ speed_limit (struct control *c, FILE *fp, char *const *w, int n)
 
   if (n == 3) {
     double lo = strtod (w[1], &e1), hi = strtod (w[2], &e2);
-    if (*e1 || *e2 || e1 == w[1] || e2 == w[2] || lo < 0 || hi < 0 ||
+    /* Written so NaN fails too; the bound keeps the conversion to
+     * bytes defined. */
+    if (*e1 || *e2 || e1 == w[1] || e2 == w[2] ||
+        !(lo >= 0 && lo <= MAX_SPEED_MB) || !(hi >= 0 && hi <= MAX_SPEED_MB) ||
         (hi > 0 && lo > hi)) {
-      fprintf (fp, "ERR speed-limit MIN MAX: MB/s, MIN no more than MAX "
-               "(MAX 0: no limit)\n");
+      fprintf (fp, "ERR speed-limit MIN MAX: MB/s up to %.0f, MIN no more "
+               "than MAX (MAX 0: no limit)\n", MAX_SPEED_MB);
       return;
     }
     control_set_speed (c, (uint64_t) (lo * MIB), (uint64_t) (hi * MIB));
