@@ -16,9 +16,8 @@
 
 #include "bitmap-format.h"
 #include "le.h"
+#include "check.h"
 
-#define CHECK(cond) \
-  do { if (!(cond)) { fprintf (stderr, "violated: %s\n", #cond); abort (); } } while (0)
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

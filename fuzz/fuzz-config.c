@@ -17,9 +17,8 @@
 
 #include "config-file.h"
 #include "geometry.h"
+#include "check.h"
 
-#define CHECK(cond) \
-  do { if (!(cond)) { fprintf (stderr, "violated: %s\n", #cond); abort (); } } while (0)
 
 static char dir[] = "/tmp/nbdraid-fuzz-config.XXXXXX";
 static char path[sizeof dir + 16];

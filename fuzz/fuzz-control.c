@@ -14,9 +14,8 @@
 #include <string.h>
 
 #include "control.h"
+#include "check.h"
 
-#define CHECK(cond) \
-  do { if (!(cond)) { fprintf (stderr, "violated: %s\n", #cond); abort (); } } while (0)
 #define MAX_REQUEST 4096
 
 int

@@ -17,9 +17,8 @@
 #include <string.h>
 
 #include "geometry.h"
+#include "check.h"
 
-#define CHECK(cond) \
-  do { if (!(cond)) { fprintf (stderr, "violated: %s\n", #cond); abort (); } } while (0)
 
 struct input {
   const uint8_t *p;
@@ -54,15 +53,21 @@ choose (struct input *in, struct raid_geometry *g)
   case 0:
     g->layout = take (in, 1) % 3;
     break;
-  case 5: case 6:
+  case 5:
+  case 6:
     g->layout = take (in, 1) % 4;
     break;
   case 10:
     copies = 2 + take (in, 1) % 3;
     switch (take (in, 1) % 3) {
-    case 0: g->layout = RAID10_LAYOUT (copies, 1, false); break;
-    case 1: g->layout = RAID10_LAYOUT (1, copies, false); break;
-    default: g->layout = RAID10_LAYOUT (1, copies, true);
+    case 0:
+      g->layout = RAID10_LAYOUT (copies, 1, false);
+      break;
+    case 1:
+      g->layout = RAID10_LAYOUT (1, copies, false);
+      break;
+    default:
+      g->layout = RAID10_LAYOUT (1, copies, true);
     }
     break;
   }

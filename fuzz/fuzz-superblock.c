@@ -18,10 +18,9 @@
 
 #include "le.h"
 #include "superblock.h"
+#include "check.h"
 
 #define HEAD 9                  /* flags and member size */
-#define CHECK(cond) \
-  do { if (!(cond)) { fprintf (stderr, "violated: %s\n", #cond); abort (); } } while (0)
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

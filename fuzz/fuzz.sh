@@ -39,7 +39,7 @@ build () {
   [ -f "$builddir/config.h" ] ||
     { echo "fuzz: no config.h in $builddir: run configure first" >&2; exit 1; }
   cflags="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-    -I$builddir -I$srcdir/raid -I$srcdir/server
+    -I$builddir -I$srcdir/raid -I$srcdir/server -I$srcdir/fuzz
     $(pkg-config --cflags libisal libnbd inih)"
   libs="$(pkg-config --libs libisal libnbd inih) -lev -pthread -lm"
   # An object is rebuilt when its source or any header is newer.
