@@ -101,16 +101,25 @@ check_copies (const struct raid_geometry *g, uint64_t unit)
   }
 }
 
+/* Array unit u of a parity level: its stripe's map must use every
+ * member once, and u must map to a member place inside the data area
+ * that maps back to u. */
 static void
-check_parity (const struct raid_geometry *g, uint64_t stripe)
+check_parity (const struct raid_geometry *g, uint64_t u)
 {
   static struct stripe_map map;
-  unsigned n = g->members, d = g->data_members, i;
-  uint64_t used = 0, coefs = 0;
+  unsigned n = g->members, d = g->data_members, i, disk, index = n;
+  uint64_t stripe = u / d, used = 0, coefs = 0;
   bool seen[RAID_MAX_MEMBERS] = { false };
 
   CHECK (d + g->parity_members == n);
+  CHECK (stripe < g->member_bytes / g->unit_bytes);
   geometry_stripe_map (g, stripe, &map);
+  disk = map.data_disk[u % d];
+  for (i = 0; i < d; i++)
+    if (map.data_disk[i] == disk)
+      index = i;
+  CHECK (stripe * d + index == u);
   CHECK (map.p_disk < n);
   CHECK (g->parity_members == 1 ? map.q_disk == GEOMETRY_NO_DISK
          : map.q_disk < n && map.q_disk != map.p_disk);
@@ -161,7 +170,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   for (k = 0; k < 8 && units; k++) {
     u = take (&in, 8) % units;
     if (g.parity_members) {
-      check_parity (&g, u / g.data_members);
+      check_parity (&g, u);
       continue;
     }
     check_copies (&g, u);
