@@ -9,8 +9,10 @@
 # compiled with -fsanitize=fuzzer-no-link,address,undefined.  Build
 # output, the growing corpora and crash files go to $FUZZ_BUILD
 # (default fuzz/build under the build directory); the committed seeds
-# in fuzz/corpus/TARGET are only read.  Exits 77 when clang or
-# libFuzzer is missing, 1 when a target crashed.
+# in fuzz/corpus/TARGET are only read.  An input running longer than
+# FUZZ_TIMEOUT seconds (60: a loaded machine can stall a nice -n 19
+# process for 10 s) counts as a hang.  Exits 77 when clang or libFuzzer
+# is missing, 1 when a target crashed.
 set -eu
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -78,7 +80,8 @@ run_one () {
   mkdir -p "$out/corpus/$t"
   [ -f "$srcdir/fuzz/$t.dict" ] && dict=(-dict="$srcdir/fuzz/$t.dict")
   ASAN_OPTIONS=detect_leaks=1 nice -n 19 "$out/fuzz-$t" \
-    -max_total_time="$secs" -max_len="$max_len" -timeout=10 -rss_limit_mb=1024 \
+    -max_total_time="$secs" -max_len="$max_len" \
+    -timeout="${FUZZ_TIMEOUT:-60}" -rss_limit_mb=1024 \
     -print_final_stats=1 -artifact_prefix="$out/$t-" ${dict[@]+"${dict[@]}"} \
     "$out/corpus/$t" "$srcdir/fuzz/corpus/$t" > "$log" 2>&1 || rc=$?
   awk -v t="$t" -v rc="$rc" -v logfile="$log" '
@@ -113,5 +116,5 @@ case $cmd in
       run_one "$t" "$secs" || failed=1
     done
     exit "$failed" ;;
-  *) sed -n '2,13p' "$0"; exit 2 ;;
+  *) sed -n '2,15p' "$0"; exit 2 ;;
 esac
