@@ -1,16 +1,19 @@
 #!/usr/bin/python3
 """Set one field of a member's md v1.2 superblock and fix the checksum
-(unless --keep-csum), to craft stale, foreign or corrupt members.
+(unless --keep-csum), to craft stale, foreign or corrupt members; or,
+with --bitmap, a field of its internal bitmap's header (no checksum).
 
-    sb-edit.py MEMBER BYTE-OFFSET FORMAT VALUE [--keep-csum]
+    sb-edit.py MEMBER BYTE-OFFSET FORMAT VALUE [--keep-csum] [--bitmap]
 
 FORMAT is a struct code: B (u8), H (u16), I (u32), i (s32), Q (u64).
-Offsets are into the superblock (md-format.md), e.g. 200 Q = events.
+Offsets are into the superblock (md-format.md), e.g. 200 Q = events,
+or into the bitmap header, e.g. 52 I = chunksize.
 """
 import struct
 import sys
 
 SB = 4096
+BITMAP = 8192   # v1.2: bitmap_offset 8 sectors after the superblock
 
 
 def checksum(sb):
@@ -25,13 +28,15 @@ def checksum(sb):
 
 def main():
     path, off, fmt, value = sys.argv[1:5]
+    bitmap = "--bitmap" in sys.argv
+    start = BITMAP if bitmap else SB
     with open(path, "r+b") as f:
-        f.seek(SB)
+        f.seek(start)
         sb = bytearray(f.read(4096))
         struct.pack_into("<" + fmt, sb, int(off), int(value, 0))
-        if "--keep-csum" not in sys.argv:
+        if not bitmap and "--keep-csum" not in sys.argv:
             struct.pack_into("<I", sb, 216, checksum(sb))
-        f.seek(SB)
+        f.seek(start)
         f.write(sb)
 
 

@@ -1,6 +1,7 @@
 /* nbdraid: encoding and checking md's bitmap header. */
 #include <config.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,12 @@ md_bitmap_decode (const uint8_t *b, struct md_bitmap_header *h, char *err,
               "at least 512", h->chunk_bytes);
     return -1;
   }
+  /* md-bitmap.c md_bitmap_read_sb(): "daemon sleep period out of
+   * range". */
+  if (h->daemon_sleep_s == 0) {
+    snprintf (err, errlen, "bitmap daemon_sleep 0 is out of range");
+    return -1;
+  }
   if (h->write_behind) {
     snprintf (err, errlen, "bitmap write_behind %u is not supported",
               h->write_behind);
@@ -67,10 +74,26 @@ md_bitmap_decode (const uint8_t *b, struct md_bitmap_header *h, char *err,
   return 0;
 }
 
+int
+md_bitmap_check (const struct md_bitmap_header *h, uint64_t sync_bytes,
+                 char *err, size_t errlen)
+{
+  if (h->sync_size_sectors > UINT64_MAX / 512 ||
+      md_bitmap_chunks (h->sync_size_sectors * 512, h->chunk_bytes) !=
+      md_bitmap_chunks (sync_bytes, h->chunk_bytes)) {
+    snprintf (err, errlen, "bitmap sync_size %" PRIu64 " sectors does not "
+              "match the array's %" PRIu64, h->sync_size_sectors,
+              sync_bytes / 512);
+    return -1;
+  }
+  return 0;
+}
+
+/* Rounded up without overflowing near UINT64_MAX. */
 uint64_t
 md_bitmap_chunks (uint64_t sync_bytes, uint64_t chunk_bytes)
 {
-  return (sync_bytes + chunk_bytes - 1) / chunk_bytes;
+  return sync_bytes / chunk_bytes + (sync_bytes % chunk_bytes != 0);
 }
 
 uint64_t

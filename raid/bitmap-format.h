@@ -35,10 +35,17 @@ struct md_bitmap_header {
 };
 
 void md_bitmap_encode (const struct md_bitmap_header *h, uint8_t *block);
-/* Decode and validate: magic, version, a power-of-two chunk of at least
- * 512 bytes.  0, or -1 with the reason (field and value) in err. */
+/* Decode and validate as md_bitmap_read_sb() does: magic, version 3 or
+ * 4, a power-of-two chunk of at least 512 bytes, a daemon_sleep, no
+ * write-behind (which we do not do).  0, or -1 with the reason (field and value) in err. */
 int md_bitmap_decode (const uint8_t *block, struct md_bitmap_header *h,
                       char *err, size_t errlen);
+
+/* The header against the array: its sync_size must need as many bits
+ * as the array's sync space (geometry_sync_bytes).  0, or -1 with the
+ * reason in err. */
+int md_bitmap_check (const struct md_bitmap_header *h, uint64_t sync_bytes,
+                     char *err, size_t errlen);
 
 /* Bits for a sync space, and the bytes the bitmap takes on disk (header
  * and bits, rounded up to 4 KiB). */

@@ -75,6 +75,7 @@ read_bitmap (struct raid_array *a, struct raid_slot *s, char *why,
   uint64_t sync_bytes = geometry_sync_bytes (&a->geo);
   uint64_t start = bitmap_start (s), room;
   uint8_t block[4096];
+  unsigned i;
 
   if (s->io->ops->pread (s->io, block, sizeof block, start) == -1) {
     snprintf (why, len, "pread at %" PRIu64 ": %s", start, strerror (errno));
@@ -91,14 +92,23 @@ read_bitmap (struct raid_array *a, struct raid_slot *s, char *why,
               ")", h.events, s->sb.events);
     return -1;
   }
+  if (md_bitmap_check (&h, sync_bytes, why, len) == -1)
+    return -1;
   b->chunks = md_bitmap_chunks (sync_bytes, h.chunk_bytes);
   b->disk_bytes = md_bitmap_disk_bytes (b->chunks);
-  room = s->data_offset_bytes - start;
-  if (b->disk_bytes > room) {
-    snprintf (why, len, "%" PRIu64 " bits of %u bytes need %" PRIu64
-              " bytes, the space before the data holds %" PRIu64,
-              b->chunks, h.chunk_bytes, b->disk_bytes, room);
-    return -1;
+  /* Every device gets the bitmap at its own offset: it must fit before
+   * each one's data (md_sb_check saw to it that the header does). */
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    const struct raid_slot *d = array_slot (a, i);
+    if (!d->io || !(d->sb.feature_map & MD_FEATURE_BITMAP))
+      continue;
+    room = d->data_offset_bytes - bitmap_start (d);
+    if (b->disk_bytes > room) {
+      snprintf (why, len, "%" PRIu64 " bits of %u bytes need %" PRIu64
+                " bytes, the space before the data on %s holds %" PRIu64,
+                b->chunks, h.chunk_bytes, b->disk_bytes, d->path, room);
+      return -1;
+    }
   }
   b->chunk_bytes = h.chunk_bytes;
   b->daemon_sleep_s = h.daemon_sleep_s ? h.daemon_sleep_s : 5;

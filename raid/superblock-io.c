@@ -55,7 +55,7 @@ md_sb_read (struct member *m, struct md_superblock *sb, bool *no_superblock,
             char *err, size_t errlen)
 {
   uint8_t *b = block_alloc ();
-  char why[200];
+  char why[320];
   int r = -1;
 
   *no_superblock = false;
@@ -74,7 +74,8 @@ md_sb_read (struct member *m, struct md_superblock *sb, bool *no_superblock,
               m->name, MD_SB_OFFSET_BYTES, strerror (errno));
     goto out;
   }
-  if (md_sb_decode (b, sb, no_superblock, why, sizeof why) == -1) {
+  if (md_sb_decode (b, sb, no_superblock, why, sizeof why) == -1 ||
+      md_sb_check (sb, m->size_bytes, why, sizeof why) == -1) {
     const char *other = *no_superblock ? other_metadata (m, b) : NULL;
     if (other) {
       *no_superblock = false;   /* create must not write over it */

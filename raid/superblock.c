@@ -5,10 +5,12 @@
  */
 #include <config.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "geometry.h"
 #include "le.h"
 #include "superblock.h"
 
@@ -233,6 +235,82 @@ md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
               sb->data_size_sectors);
     return -1;
   }
+  return 0;
+}
+
+/* Where the internal bitmap may sit: after our 4 KiB superblock block,
+ * its 4 KiB header block before the data (md-bitmap.c write_sb_page():
+ * "bitmap would overlap data"; the bits are checked when the header's
+ * chunk size is known). */
+static int
+check_bitmap_place (const struct md_superblock *sb, char *err, size_t errlen)
+{
+  int64_t start = (int64_t) sb->super_offset_sectors +
+    sb->bitmap_offset_sectors;
+
+  if (sb->bitmap_offset_sectors < MD_SB_BLOCK_BYTES / 512) {
+    snprintf (err, errlen, "bitmap_offset %" PRId32 " puts the bitmap "
+              "inside or before the superblock (at least %d)",
+              sb->bitmap_offset_sectors, MD_SB_BLOCK_BYTES / 512);
+    return -1;
+  }
+  if ((uint64_t) start + MD_SB_BLOCK_BYTES / 512 > sb->data_offset_sectors) {
+    snprintf (err, errlen, "bitmap_offset %" PRId32 " puts the bitmap in "
+              "the data, which starts at data_offset %" PRIu64,
+              sb->bitmap_offset_sectors, sb->data_offset_sectors);
+    return -1;
+  }
+  return 0;
+}
+
+int
+md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
+             char *err, size_t errlen)
+{
+  struct raid_geometry g = {
+    .level = sb->level, .layout = sb->layout, .members = sb->raid_disks,
+    .chunk_bytes = (uint64_t) sb->chunk_sectors * 512,
+    .member_bytes = sb->size_sectors * 512,
+  };
+  uint64_t member_sectors = member_bytes / 512;
+  char why[160];
+  uint32_t i;
+
+  if (sb->size_sectors > UINT64_MAX / 512 ||
+      geometry_init (&g, why, sizeof why) == -1) {
+    snprintf (err, errlen, "level %" PRId32 ", layout %" PRIu32
+              ", raid_disks %" PRIu32 ", chunksize %" PRIu32 ", size %"
+              PRIu64 ": %s", sb->level, sb->layout, sb->raid_disks,
+              sb->chunk_sectors, sb->size_sectors,
+              sb->size_sectors > UINT64_MAX / 512 ? "size overflows" : why);
+    return -1;
+  }
+  for (i = 0; i < sb->max_dev; i++)
+    if (sb->dev_roles[i] >= sb->raid_disks &&
+        sb->dev_roles[i] != MD_ROLE_SPARE &&
+        sb->dev_roles[i] != MD_ROLE_FAULTY) {
+      snprintf (err, errlen, "dev_roles[%" PRIu32 "] 0x%x is neither a "
+                "role below raid_disks %" PRIu32 " nor spare or faulty", i,
+                sb->dev_roles[i], sb->raid_disks);
+      return -1;
+    }
+  if (sb->size_sectors > sb->data_size_sectors) {
+    snprintf (err, errlen, "size %" PRIu64 " exceeds data_size %" PRIu64,
+              sb->size_sectors, sb->data_size_sectors);
+    return -1;
+  }
+  /* md super_1_load(): the data area must lie inside the device. */
+  if (sb->data_offset_sectors > member_sectors ||
+      sb->data_size_sectors > member_sectors - sb->data_offset_sectors) {
+    snprintf (err, errlen, "member too small: data_offset %" PRIu64
+              " + data_size %" PRIu64 " sectors end past its %" PRIu64
+              " sectors", sb->data_offset_sectors, sb->data_size_sectors,
+              member_sectors);
+    return -1;
+  }
+  if ((sb->feature_map & MD_FEATURE_BITMAP) &&
+      check_bitmap_place (sb, err, errlen) == -1)
+    return -1;
   return 0;
 }
 

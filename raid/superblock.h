@@ -92,6 +92,16 @@ void md_sb_encode (const struct md_superblock *sb, uint8_t *block);
 int md_sb_decode (const uint8_t *block, struct md_superblock *sb,
                   bool *no_magic, char *err, size_t errlen);
 
+/* The checks md_sb_decode cannot make alone, as strict as the
+ * kernel's super_1_load()/super_1_validate() and md-bitmap.c: a level,
+ * layout, raid_disks and chunk we serve, every role below raid_disks
+ * (or spare, faulty), the data area inside a member of member_bytes,
+ * and an internal bitmap between the superblock and the data.  Returns
+ * 0, or -1 with a one-line reason naming the field in err.
+ */
+int md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
+                 char *err, size_t errlen);
+
 /* Role of this member (dev_roles[dev_number]). */
 uint16_t md_sb_role (const struct md_superblock *sb);
 

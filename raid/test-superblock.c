@@ -398,23 +398,115 @@ check_refusals (void)
   return N_REFUSALS;
 }
 
+/* ---- md_sb_check -------------------------------------------------- */
+
+/* A sane RAID6 superblock, then one field wrong at a time: each is
+ * refused with a message naming the field. */
+static void
+sane_superblock (struct md_superblock *sb)
+{
+  uint32_t i;
+
+  memset (sb, 0, sizeof *sb);
+  sb->feature_map = MD_FEATURE_BITMAP;
+  sb->level = 6;
+  sb->layout = 2;
+  sb->raid_disks = 4;
+  sb->chunk_sectors = 1024;
+  sb->size_sectors = 0x200000;
+  sb->bitmap_offset_sectors = 8;
+  sb->data_offset_sectors = 264192;
+  sb->data_size_sectors = 0x300000;
+  sb->super_offset_sectors = MD_SB_OFFSET_SECTORS;
+  sb->max_dev = 128;
+  for (i = 0; i < 128; i++)
+    sb->dev_roles[i] = i < 4 ? (uint16_t) i : MD_ROLE_SPARE;
+  sb->dev_roles[5] = MD_ROLE_FAULTY;
+}
+
+/* Fault i of check_semantics, with what it is and the field the
+ * message must name; false past the last. */
+static bool
+spoil (size_t i, struct md_superblock *sb, const char **what,
+       const char **field)
+{
+#define FAULT(w, f, stmt) *what = w, *field = f, stmt; return true
+  switch (i) {
+  case 0: FAULT ("level 4", "RAID level 4", sb->level = 4);
+  case 1: FAULT ("RAID6 layout 7", "layout 7", sb->layout = 7);
+  case 2: FAULT ("raid_disks 3 for RAID6", "raid_disks 3",
+                 sb->raid_disks = 3);
+  case 3: FAULT ("raid_disks 0", "raid_disks 0", sb->raid_disks = 0);
+  case 4: FAULT ("chunk 1000 sectors", "chunk", sb->chunk_sectors = 1000);
+  case 5: FAULT ("a role of 9 in 4 disks", "dev_roles[7]",
+                 sb->dev_roles[7] = 9);
+  case 6: FAULT ("the journal role", "dev_roles[6]",
+                 sb->dev_roles[6] = MD_ROLE_JOURNAL);
+  case 7: FAULT ("size past data_size", "data_size",
+                 sb->size_sectors = 0x400000);
+  case 8: FAULT ("data_size past the member", "data_offset",
+                 sb->data_size_sectors = 0x300001);
+  case 9: FAULT ("the bitmap in the superblock", "bitmap_offset",
+                 sb->bitmap_offset_sectors = 4);
+  case 10: FAULT ("the bitmap before the superblock", "bitmap_offset",
+                  sb->bitmap_offset_sectors = -16);
+  case 11: FAULT ("the bitmap header in the data", "bitmap_offset",
+                  sb->bitmap_offset_sectors = 264192 - 8 - 7);
+  default:
+    return false;
+  }
+#undef FAULT
+}
+
+static unsigned
+check_semantics (void)
+{
+  static struct md_superblock sb;
+  uint64_t member_bytes = (264192 + 0x300000ULL) * 512;
+  const char *what, *field;
+  char err[256];
+  size_t i;
+
+  sane_superblock (&sb);
+  if (md_sb_check (&sb, member_bytes, err, sizeof err) != 0)
+    fail ("md_sb_check refused the sane superblock: %s", err);
+  sb.feature_map = 0;
+  sb.bitmap_offset_sectors = -16;       /* no bitmap: not looked at */
+  if (md_sb_check (&sb, member_bytes, err, sizeof err) != 0)
+    fail ("md_sb_check looked at bitmap_offset without a bitmap: %s", err);
+  for (i = 0;; i++) {
+    sane_superblock (&sb);
+    if (!spoil (i, &sb, &what, &field))
+      break;
+    err[0] = '\0';
+    if (md_sb_check (&sb, member_bytes, err, sizeof err) == 0)
+      fail ("md_sb_check accepted %s", what);
+    else if (!strstr (err, field))
+      fail ("md_sb_check refused %s, but the message does not name %s: "
+            "\"%s\"", what, field, err);
+  }
+  return (unsigned) i;
+}
+
 int
 main (void)
 {
-  unsigned checksums, refused;
+  unsigned checksums, refused, semantic;
 
   check_round_trip (128);
   check_round_trip (384);
   check_golden ();
   checksums = check_checksums ();
   refused = check_refusals ();
+  semantic = check_semantics ();
   if (failures) {
     printf ("test-superblock: %u failures\n", failures);
     return EXIT_FAILURE;
   }
   printf ("test-superblock: round trip of every field (max_dev 128, 384), "
           "golden bytes at md's offsets, %u checksums match the reference, "
-          "%u kinds of damage refused with distinct messages\n",
-          checksums, refused);
+          "%u kinds of damage refused with distinct messages, %u "
+          "inconsistent superblocks refused by md_sb_check\n",
+          checksums, refused, semantic);
   return EXIT_SUCCESS;
 }

@@ -16,8 +16,9 @@
 #include "control.h"
 #include "json.h"
 
-#define MAX_WORDS 8
 #define MIB (1024.0 * 1024.0)
+/* 1 PB/s: more than any array, far below 2^64 bytes/s. */
+#define MAX_SPEED_MB 1e9
 
 static const char *const state_names[] = {
   [RAID_DEV_ACTIVE] = "active", [RAID_DEV_RECOVERING] = "recovering",
@@ -227,17 +228,20 @@ reply_status (struct control *c, struct raid_array *a, FILE *fp, bool json)
 
 /* speed-limit [MIN MAX], in MB/s (0 for MAX: no limit). */
 static void
-speed_limit (struct control *c, FILE *fp, char **w, int n)
+speed_limit (struct control *c, FILE *fp, char *const *w, int n)
 {
   uint64_t min, max;
   char *e1, *e2;
 
   if (n == 3) {
     double lo = strtod (w[1], &e1), hi = strtod (w[2], &e2);
-    if (*e1 || *e2 || e1 == w[1] || e2 == w[2] || lo < 0 || hi < 0 ||
+    /* Written so NaN fails too; the bound keeps the conversion to
+     * bytes defined. */
+    if (*e1 || *e2 || e1 == w[1] || e2 == w[2] ||
+        !(lo >= 0 && lo <= MAX_SPEED_MB) || !(hi >= 0 && hi <= MAX_SPEED_MB) ||
         (hi > 0 && lo > hi)) {
-      fprintf (fp, "ERR speed-limit MIN MAX: MB/s, MIN no more than MAX "
-               "(MAX 0: no limit)\n");
+      fprintf (fp, "ERR speed-limit MIN MAX: MB/s up to %.0f, MIN no more "
+               "than MAX (MAX 0: no limit)\n", MAX_SPEED_MB);
       return;
     }
     control_set_speed (c, (uint64_t) (lo * MIB), (uint64_t) (hi * MIB));
@@ -254,22 +258,6 @@ speed_limit (struct control *c, FILE *fp, char **w, int n)
     fprintf (fp, "unlimited\n");
 }
 
-/* Take flag out of the words, wherever it is; was it there? */
-static bool
-take_flag (char **w, int *n, const char *flag)
-{
-  int i, j;
-
-  for (i = 1; i < *n; i++)
-    if (strcmp (w[i], flag) == 0) {
-      for (j = i; j + 1 < *n; j++)
-        w[j] = w[j + 1];
-      (*n)--;
-      return true;
-    }
-  return false;
-}
-
 /* The answer of an admin verb: OK, or ERR and its reason. */
 static void
 answer (FILE *fp, int r, const char *err, const char *done)
@@ -280,8 +268,7 @@ answer (FILE *fp, int r, const char *err, const char *done)
     fprintf (fp, "ERR %s\n", err);
 }
 
-/* What a verb acts on: the array "--array NAME" names (taken out of
- * the words), else the one serving the device the verb names, else the
+/* What a verb acts on: the array "--array NAME" names, else the one serving the device the verb names, else the
  * served array; and that array's part of the config. */
 struct target {
   struct raid_array *a;
@@ -290,23 +277,14 @@ struct target {
 };
 
 static int
-find_target (struct raid_array *top, struct raid_config *cfg, char **w,
-             int *n, struct target *t, FILE *fp)
+find_target (struct raid_array *top, struct raid_config *cfg,
+             const struct control_request *rq, struct target *t, FILE *fp)
 {
-  const char *name = NULL;
-  int i, j;
+  const char *name = rq->array;
 
-  for (i = 1; i < *n; i++)
-    if (strcmp (w[i], "--array") == 0 && i + 1 < *n) {
-      name = w[i + 1];
-      for (j = i; j + 2 <= *n; j++)
-        w[j] = w[j + 2];
-      *n -= 2;
-      break;
-    }
   t->named = name != NULL;
   t->a = name ? raid_find_array (top, name)
-    : *n >= 2 ? raid_array_holding (top, w[1]) : NULL;
+    : rq->nwords >= 2 ? raid_array_holding (top, rq->word[1]) : NULL;
   if (name && !t->a) {
     fprintf (fp, "ERR no array named %s here\n", name);
     return -1;
@@ -338,22 +316,23 @@ control_command (struct control *c, struct raid_array *a,
                  struct raid_config *cfg, struct control_client *cl, int fd,
                  char *line)
 {
-  char *w[MAX_WORDS], *save = NULL, err[1024] = "", done[512] = "";
+  char err[1024] = "", done[512] = "", **w;
   FILE *fp = fdopen (dup (fd), "w");
+  struct control_request rq;
   struct target t;
   bool keep = false, json, force;
-  int n = 0, r;
+  int n, r;
 
   if (!fp)
     return false;
-  for (w[n] = strtok_r (line, "\t", &save); w[n] && n < MAX_WORDS - 1;
-       w[n] = strtok_r (NULL, "\t", &save))
-    n++;
-  json = take_flag (w, &n, "--json");
-  force = take_flag (w, &n, "--force");
-  if (n == 0)
-    fprintf (fp, "ERR empty command\n");
-  else if (find_target (a, cfg, w, &n, &t, fp) == -1)
+  r = control_parse (line, &rq, err, sizeof err);
+  w = rq.word;
+  n = rq.nwords;
+  json = rq.json;
+  force = rq.force;
+  if (r == -1)
+    fprintf (fp, "ERR %s\n", err);
+  else if (find_target (a, cfg, &rq, &t, fp) == -1)
     ;
   else if (strcmp (w[0], "status") == 0)
     reply_status (c, t.named ? t.a : a, fp, json);

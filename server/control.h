@@ -9,6 +9,7 @@
 #ifndef NBDRAID_CONTROL_H
 #define NBDRAID_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "raid.h"
@@ -38,6 +39,20 @@ void control_set_speed (struct control *c, uint64_t min, uint64_t max);
 /* Progress speed of the current job, bytes per second (0: unknown). */
 uint64_t control_job_speed (struct control *c);
 void control_kick (struct control *c);
+
+/* control-parse.c: one request line (tab-separated words, no newline)
+ * split in place into the verb and its arguments, with --json, --force
+ * and --array NAME taken out wherever they are.  0, or -1 with the
+ * reason in err. */
+#define CONTROL_MAX_WORDS 8
+struct control_request {
+  char *word[CONTROL_MAX_WORDS];        /* word[0] is the verb */
+  int nwords;
+  bool json, force;
+  const char *array;                    /* --array NAME, or NULL */
+};
+int control_parse (char *line, struct control_request *rq, char *err,
+                   size_t errlen);
 
 /* control-commands.c: run one request (tab-separated words) and write
  * the response on fd.  Returns true if the connection stays open (a
