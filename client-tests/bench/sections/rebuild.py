@@ -1,0 +1,120 @@
+"""Rebuild throughput: a RAID6 loses a member and a spare is added;
+timed from `nbdraid add` until `nbdraid status --json` shows every
+role working and no job.  Once idle, once under a random-read client
+(with speed-min lifted so md's throttle does not hide what the engine
+can do).  Ceiling: fio writing one member file directly.  Kernel:
+`btrfs replace` of a lost device, its rate counted over the bytes
+btrfs had allocated on it (btrfs copies only those; nbdraid rebuilds
+the whole member)."""
+import os
+import time
+
+import arrays
+import cleanup
+import command
+import fio
+import measure
+import peers
+from results import Row
+from . import shapes
+
+TITLE = "Rebuild"
+LOAD = fio.RAND_READ
+
+
+def run(ctx):
+    spec = shapes.spec(ctx, 6, 6)
+    mine = nbdraid_rebuilds(ctx, spec)
+    kernel = kernel_rebuilds(ctx, spec, mine["array_bytes"] // 2)
+    ceiling = member_write(ctx, spec)
+    for case, key in (("idle", "idle"), ("under client load", "loaded")):
+        ctx.rows.append(Row("rebuild", f"{spec.label} 1 failed",
+                            f"rebuild, {case}", "rebuild rate", "MB/s",
+                            mine[key], ceiling, _num(kernel, key),
+                            note=_why(kernel)))
+    measure.add_rows(ctx, "rebuild", f"{spec.label} during rebuild", LOAD,
+                     mine["client"], "ceiling: no rebuild to share with",
+                     kernel if isinstance(kernel, str) else kernel["client"])
+    return (f"{spec.label}, half the array written first; rebuild rate = "
+            "member bytes rebuilt per second.  The client row is the load "
+            f"({LOAD.name}) measured while the rebuild ran.")
+
+
+def _num(kernel, key):
+    return None if isinstance(kernel, str) else kernel[key]
+
+
+def _why(kernel):
+    return kernel if isinstance(kernel, str) else ""
+
+
+def nbdraid_rebuilds(ctx, spec):
+    out = {}
+    with cleanup.Scope() as scope:
+        d = ctx.scratch(scope, "rebuild")
+        array = arrays.Array(scope, d, "a", spec)
+        array.start()
+        out["array_bytes"] = array.array_bytes()
+        ctx.prefill(array.uri, out["array_bytes"] // 2 >> 20 << 20)
+        member_bytes = array.status()["member_bytes"]
+        timeout = 600
+        array.fail(spec.members - 1)
+        array.add(spare(d, 0, spec))
+        out["idle"] = member_bytes / array.wait_rebuilt(timeout) / 1e6
+        array.fail(spec.members - 2)
+        array.speed_limit(1000000, 0)
+        load, load_json = start_load(ctx, scope, d, array.uri)
+        array.add(spare(d, 1, spec))
+        out["loaded"] = member_bytes / array.wait_rebuilt(timeout) / 1e6
+        out["client"] = fio.stop_background(load, LOAD, load_json)
+    return out
+
+
+def spare(d, i, spec):
+    path = os.path.join(d, f"s{i}.img")
+    with open(path, "wb") as f:
+        f.truncate(spec.member_bytes)
+    return path
+
+
+def start_load(ctx, scope, d, uri):
+    out_json = os.path.join(d, "load.json")
+    with open(os.path.join(d, "load.log"), "wb") as logf:
+        p = fio.start_background(LOAD, uri, shapes.region(ctx), out_json,
+                                 logf)
+    scope.register(p.kill)      # harmless once stopped
+    # Let the load settle (connect, reach its queue depth) so the
+    # rebuild starts under it, and fio has figures to report even if
+    # the rebuild is over at once.
+    time.sleep(1)
+    return p, out_json
+
+
+def kernel_rebuilds(ctx, spec, fill_bytes):
+    if ctx.btrfs_why:
+        return ctx.btrfs_why
+    out = {}
+    with cleanup.Scope() as scope:
+        d = ctx.scratch(scope, "rebuild-btrfs")
+        try:
+            fs = peers.Btrfs(scope, d, spec.btrfs_profile, spec.members,
+                             spec.member_bytes, fill_bytes * 2)
+            ctx.prefill(fs.uri, fill_bytes >> 20 << 20)
+            for key in ("idle", "loaded"):
+                devid = spec.members
+                used = fs.used_bytes(devid)
+                fs.degrade(1)
+                if key == "loaded":
+                    load, load_json = start_load(ctx, scope, d, fs.uri)
+                out[key] = used / fs.replace(devid) / 1e6
+            out["client"] = fio.stop_background(load, LOAD, load_json)
+        except (command.CommandFailed, RuntimeError) as e:
+            return f"btrfs failed: {e}"
+    return out
+
+
+def member_write(ctx, spec):
+    with cleanup.Scope() as scope:
+        d = ctx.scratch(scope, "member-write")
+        return fio.write_file(os.path.join(d, "m.img"), spec.member_bytes,
+                              os.path.join(d, "fio.json")).mb_per_s
