@@ -13,10 +13,13 @@ btrfs's page cache, which nbdraid does not have either.
 import os
 import re
 import shutil
+import subprocess
 import time
 
 import command
 import servers
+
+REPLACE_TIMEOUT_S = 300
 
 
 def btrfs_unavailable():
@@ -128,7 +131,19 @@ class Btrfs:
         self.replacements += 1
         dev = self._loop(os.path.join(self.dir, f"r{self.replacements}.img"))
         self.loops.append(dev)
+        argv = ["btrfs", "replace", "start", "-B", "-f", str(devid), dev,
+                self.mnt]
         t0 = time.monotonic()
-        command.run(["btrfs", "replace", "start", "-B", "-f", str(devid), dev,
-                 self.mnt])
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            _, err = p.communicate(timeout=REPLACE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            # Stuck in the kernel (D state): it cannot be killed or
+            # waited for; say so and leave it.
+            raise RuntimeError(f"{' '.join(argv)}: not done after "
+                               f"{REPLACE_TIMEOUT_S} s")
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)}: {err.strip()}")
         return time.monotonic() - t0
