@@ -46,7 +46,7 @@ def scratch_root(scope, where):
                      "with --dir")
     os.makedirs(where, exist_ok=True)
     root = tempfile.mkdtemp(prefix="nbdraid-bench.", dir=where)
-    scope.register(command.run, ["rm", "-rf", "--one-file-system", root])
+    scope.register(cleanup.remove_tree, root)
     return root
 
 

@@ -9,6 +9,7 @@ done and the tmpfs never holds more than one section's arrays.
 """
 import contextlib
 import signal
+import subprocess
 import sys
 
 
@@ -29,3 +30,17 @@ class Scope(contextlib.ExitStack):
             except Exception as e:
                 print(f"bench: cleanup {fn.__name__}: {e}", file=sys.stderr)
         self.callback(guarded)
+
+
+def remove_tree(path):
+    """rm -rf PATH, unless something is still mounted under it: rm
+    would descend into the mount (even with --one-file-system it reads
+    the directory), and into a wedged btrfs it would hang for good."""
+    prefix = path.rstrip("/") + "/"
+    with open("/proc/mounts") as f:
+        mounted = [line.split()[1] for line in f
+                   if line.split()[1].startswith(prefix)]
+    if mounted:
+        raise RuntimeError(f"left {path} behind: {mounted[0]} is still "
+                           "mounted")
+    subprocess.run(["rm", "-rf", "--one-file-system", path], check=True)

@@ -31,11 +31,11 @@ class Context:
     def scratch(self, scope, name):
         """A fresh directory, removed when SCOPE ends.  Registered
         first, so it goes after everything inside it is unmounted and
-        detached; --one-file-system guards a mount left by accident."""
+        detached."""
         self.serial += 1
         d = os.path.join(self.root, f"{self.serial:02d}-{name}")
         os.makedirs(d)
-        scope.register(command.run, ["rm", "-rf", "--one-file-system", d])
+        scope.register(cleanup.remove_tree, d)
         return d
 
     def fio(self, job, uri, region, tag):
@@ -109,9 +109,19 @@ def _cached(ctx, key, jobs, region, make_peer):
                     ctx.cache[key, job] = ctx.fio(job, peer.uri, region,
                                                   key[0])
             except (command.CommandFailed, RuntimeError) as e:
+                why = peer_failed(ctx, key[0], e)
                 for job in todo:
-                    ctx.cache.setdefault((key, job), f"{key[0]} failed: {e}")
+                    ctx.cache.setdefault((key, job), why)
     return {job: ctx.cache[key, job] for job in jobs}
+
+
+def peer_failed(ctx, name, error):
+    """The note for a peer that failed.  A btrfs command stuck in the
+    kernel means btrfs is wedged until a reboot: no later section tries
+    it again (each try would leave another stuck process)."""
+    if name == "btrfs" and isinstance(error, command.CommandStuck):
+        ctx.btrfs_why = f"btrfs peer skipped: earlier, {error}"
+    return f"{name} failed: {error}"
 
 
 def compare(ctx, section, case, spec, array, jobs, region, note=""):

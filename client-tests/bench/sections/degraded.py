@@ -65,6 +65,6 @@ def kernel_figures(ctx, spec, lost, region, array_bytes):
             degraded = {job: ctx.fio(job, fs.uri, region, "btrfs")
                         for job in JOBS}
         except (command.CommandFailed, RuntimeError) as e:
-            why = {job: f"btrfs failed: {e}" for job in JOBS}
+            why = dict.fromkeys(JOBS, measure.peer_failed(ctx, "btrfs", e))
             return why, why
     return healthy, degraded

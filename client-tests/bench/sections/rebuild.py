@@ -108,7 +108,7 @@ def kernel_rebuild(ctx, spec, fill_bytes):
             fs.server.stop()    # nothing reads while btrfs replaces
             return used / fs.replace(devid) / 1e6
         except (command.CommandFailed, RuntimeError) as e:
-            return f"btrfs failed: {e}"
+            return measure.peer_failed(ctx, "btrfs", e)
 
 
 def member_write(ctx, spec):

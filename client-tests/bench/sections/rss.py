@@ -6,6 +6,7 @@ import arrays
 import cleanup
 import command
 import fio
+import measure
 import peers
 from results import Row
 from . import shapes
@@ -57,4 +58,4 @@ def peer_rss(ctx, name, region, jobs, make_peer):
         try:
             return peak_rss(ctx, make_peer(scope, d).server, region, jobs)
         except (command.CommandFailed, RuntimeError) as e:
-            return f"{name} failed: {e}"
+            return measure.peer_failed(ctx, name, e)
