@@ -79,6 +79,15 @@ class Array:
 
     def start(self, extra=()):
         self.server = servers.raid(self.scope, self.conf, "nbdkit", extra)
+        # The control socket may appear after nbdkit's pidfile: wait for
+        # it, or `nbdraid status` right after start finds nothing.
+        ctl = os.path.join(self.dir, "ctl.sock")
+        deadline = time.monotonic() + 30
+        while not os.path.exists(ctl):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.conf}: no control socket {ctl} "
+                                   "30 s after nbdkit started")
+            time.sleep(0.05)
         return self.server
 
     def stop(self):
