@@ -43,7 +43,8 @@ class Spec:
                           f"chunk = {self.group_chunk}"]
                 lines += self._bitmap_lines()
                 lines += [f"[members g{g}]"]
-                lines += [f"member = {d}" for d in disks[g * per:(g + 1) * per]]
+                group = disks[g * per:(g + 1) * per]
+                lines += [f"member = {d}" for d in group]
             return "\n".join(lines) + "\n"
         lines += [f"level = {self.level}"]
         if self.level != 1:

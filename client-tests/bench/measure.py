@@ -5,7 +5,7 @@ Peer figures are cached for the session: a peer of the same shape
 running the same job is measured once (the chunk sweep's six arrays
 share one btrfs raid6 and one ceiling file).  A peer that cannot be
 set up gives a note in its rows instead of stopping the run; nbdraid
-failing stops it, since nbdraid is what is measured.
+failing stops its section, since nbdraid is what is measured.
 """
 import os
 from dataclasses import dataclass, field

@@ -26,8 +26,8 @@ def run(ctx):
         server = array.start()
         array_bytes = array.array_bytes()
         mine = peak_rss(ctx, server, region, jobs)
-    ceiling = peer_rss(ctx, "ceiling", region, jobs, lambda s, d: peers.Ceiling(
-        s, d, array_bytes))
+    ceiling = peer_rss(ctx, "ceiling", region, jobs,
+                       lambda s, d: peers.Ceiling(s, d, array_bytes))
     kernel = ctx.btrfs_why or peer_rss(
         ctx, "btrfs", region, jobs, lambda s, d: peers.Btrfs(
             s, d, spec.btrfs_profile, spec.members, spec.member_bytes,
