@@ -80,7 +80,7 @@ def run_sections(ctx, names):
     return done, failures
 
 
-def header(args, scratch, started, load_before, elapsed):
+def header(args, scratch, started, load_before, elapsed, btrfs_why):
     cmdline = "client-tests/bench/run " + " ".join(sys.argv[1:])
     return "\n".join([
         "# nbdraid benchmark", "",
@@ -89,6 +89,7 @@ def header(args, scratch, started, load_before, elapsed):
         "",
         *machine.describe(scratch),
         f"- load average before: {load_before}; after: {machine.load()}",
+        *([f"- {btrfs_why}"] if btrfs_why else []),
         "",
         "Each nbdraid figure stands beside the same fio job (ioengine=nbd, "
         "UNIX socket) on the transport ceiling (`nbdkit file`, one file of "
@@ -96,7 +97,8 @@ def header(args, scratch, started, load_before, elapsed):
         "profile on loop devices, one big file served by `nbdkit file "
         "cache=none`), on the same filesystem, in the same session.  "
         "`x peer` is nbdraid / peer: above 1 nbdraid is faster, except "
-        "for latency (us) and memory (KiB), where below 1 is better.", ""])
+        "for latency (us) and memory (KiB), where below 1 is better.", "",
+        ""])
 
 
 def main():
@@ -112,8 +114,10 @@ def main():
         ctx = measure.Context(root, runtime, 0 if args.quick else 1,
                               args.quick, peers.btrfs_unavailable())
         done, failures = run_sections(ctx, names)
-        md = header(args, root, started, load_before, time.monotonic() - t0)
-    md += results.markdown(done, ctx.rows)
+        btrfs_why = ctx.btrfs_why
+        md = header(args, root, started, load_before, time.monotonic() - t0,
+                    btrfs_why)
+    md += results.markdown(done, ctx.rows, btrfs_why)
     png = plot.sweep(ctx.rows, args.out)
     if png:
         md += "\n![chunk sweep](sweep.png)\n"

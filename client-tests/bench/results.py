@@ -35,6 +35,12 @@ def _num(x, digits=3):
     return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:.0f}"
 
 
+def _shorten(note, said_above):
+    if said_above and said_above in note:
+        return note.replace(said_above, "kernel peer skipped (see above)")
+    return note
+
+
 def write_csv(path, rows):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -46,8 +52,9 @@ def write_csv(path, rows):
                         _num(r.ratio(r.kernel)), r.note])
 
 
-def markdown(sections, rows):
-    """One table per section, in the order the sections ran."""
+def markdown(sections, rows, said_above=""):
+    """One table per section, in the order the sections ran.  A note
+    the header already gives (SAID_ABOVE) is shortened in the rows."""
     out = []
     for name, title, blurb in sections:
         mine = [r for r in rows if r.section == name]
@@ -59,10 +66,12 @@ def markdown(sections, rows):
                 f"| {kernel} | x {kernel} | note |",
                 "|---|---|---|--:|--:|--:|--:|--:|---|"]
         for r in mine:
+            metric = r.metric if r.metric == r.unit else f"{r.metric} ({r.unit})"
             out.append(
-                f"| {r.case} | {r.job} | {r.metric} ({r.unit}) "
+                f"| {r.case} | {r.job} | {metric} "
                 f"| {_num(r.nbdraid)} | {_num(r.ceiling)} "
                 f"| {_num(r.ratio(r.ceiling))} | {_num(r.kernel)} "
-                f"| {_num(r.ratio(r.kernel))} | {r.note} |")
+                f"| {_num(r.ratio(r.kernel))} "
+                f"| {_shorten(r.note, said_above)} |")
         out.append("")
     return "\n".join(out)
