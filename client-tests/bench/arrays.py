@@ -1,0 +1,134 @@
+"""nbdraid arrays for the benchmark: a spec, its config file, its member
+files, `nbdraid create`, the server, and the control verbs a section
+needs (status, fail, add, speed-limit)."""
+import json
+import os
+import time
+from dataclasses import dataclass
+
+import command
+import paths
+import servers
+
+# The btrfs data/metadata profile that matches each md level; a nested
+# RAID60 is compared with btrfs raid6 over the same disks, the nearest
+# btrfs has.
+BTRFS_PROFILE = {0: "raid0", 1: "raid1", 5: "raid5", 6: "raid6",
+                 10: "raid10"}
+
+
+@dataclass
+class Spec:
+    label: str                  # e.g. "RAID6 6x256M 128K"
+    level: int
+    members: int
+    member_bytes: int
+    chunk: str = "128K"
+    bitmap: bool = True
+    groups: int = 0             # >0: RAID0 of `groups` RAID`level` groups
+    group_chunk: str = "64K"
+
+    @property
+    def btrfs_profile(self):
+        return BTRFS_PROFILE[self.level]
+
+    def config(self, name, disks):
+        lines = ["[array]", f"name = {name}", "socket = ctl.sock"]
+        if self.groups:
+            per = self.members // self.groups
+            lines += ["level = 0", f"chunk = {self.chunk}", "[members]"]
+            lines += [f"member = array:g{g}" for g in range(self.groups)]
+            for g in range(self.groups):
+                lines += [f"[array g{g}]", f"level = {self.level}",
+                          f"chunk = {self.group_chunk}"]
+                lines += self._bitmap_lines()
+                lines += [f"[members g{g}]"]
+                group = disks[g * per:(g + 1) * per]
+                lines += [f"member = {d}" for d in group]
+            return "\n".join(lines) + "\n"
+        lines += [f"level = {self.level}"]
+        if self.level != 1:
+            lines += [f"chunk = {self.chunk}"]
+        lines += self._bitmap_lines()
+        lines += ["[members]"] + [f"member = {d}" for d in disks]
+        return "\n".join(lines) + "\n"
+
+    def _bitmap_lines(self):
+        return [] if self.bitmap or self.level == 0 else ["bitmap = none"]
+
+
+class Array:
+    """A created array in DIR, served once start() is called."""
+
+    def __init__(self, scope, workdir, name, spec):
+        self.spec = spec
+        self.dir = os.path.join(workdir, name)
+        os.makedirs(self.dir)
+        self.disks = [os.path.join(self.dir, f"d{i}.img")
+                      for i in range(spec.members)]
+        for d in self.disks:
+            with open(d, "wb") as f:
+                f.truncate(spec.member_bytes)
+        self.conf = os.path.join(self.dir, "a.conf")
+        with open(self.conf, "w") as f:
+            f.write(spec.config(name, self.disks))
+        # Fresh sparse members are all zeros, whose parity is zero: no
+        # initial resync to disturb the figures.
+        command.run([paths.NBDRAID, "create", "--assume-clean", self.conf])
+        self.scope = scope
+        self.server = None
+
+    def start(self, extra=()):
+        self.server = servers.raid(self.scope, self.conf, "nbdkit", extra)
+        # The control socket may appear after nbdkit's pidfile: wait for
+        # it, or `nbdraid status` right after start finds nothing.
+        ctl = os.path.join(self.dir, "ctl.sock")
+        deadline = time.monotonic() + 30
+        while not os.path.exists(ctl):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.conf}: no control socket {ctl} "
+                                   "30 s after nbdkit started")
+            time.sleep(0.05)
+        return self.server
+
+    def stop(self):
+        if self.server:
+            self.server.stop()
+            self.server = None
+
+    @property
+    def uri(self):
+        return self.server.uri
+
+    def status(self):
+        return json.loads(command.run([paths.NBDRAID, "status", "--json",
+                                   self.conf]))
+
+    def array_bytes(self):
+        return self.status()["array_bytes"]
+
+    def fail(self, member, group=None):
+        argv = [paths.NBDRAID, "fail", self.conf, str(member)]
+        if group is not None:
+            argv += ["--array", group]
+        command.run(argv)
+
+    def add(self, path):
+        command.run([paths.NBDRAID, "add", self.conf, path])
+
+    def speed_limit(self, min_mb, max_mb):
+        command.run([paths.NBDRAID, "speed-limit", self.conf, str(min_mb),
+                 str(max_mb)])
+
+    def wait_rebuilt(self, timeout_s):
+        """Poll status until every role works and no job runs; return
+        the seconds it took."""
+        t0 = time.monotonic()
+        while True:
+            j = self.status()
+            if j["job"]["kind"] == "idle" and j["working"] == j["members"]:
+                return time.monotonic() - t0
+            if time.monotonic() - t0 > timeout_s:
+                raise RuntimeError(f"{self.conf}: rebuild not done after "
+                                   f"{timeout_s} s: job {j['job']}")
+            time.sleep(0.1)

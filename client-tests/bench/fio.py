@@ -1,0 +1,110 @@
+"""fio jobs through NBD (--ioengine=nbd) and the figures we keep from
+fio's JSON: MB/s, IOPS and the 99th percentile completion latency."""
+import json
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+
+import command
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str           # the row label, e.g. "seq read 1M qd16"
+    rw: str             # fio --rw
+    bs: str
+    iodepth: int
+    numjobs: int = 1    # >1: concurrent streams, each on its own range
+
+    @property
+    def is_random(self):
+        return self.rw.startswith("rand")
+
+    @property
+    def direction(self):
+        return "write" if "write" in self.rw else "read"
+
+
+SEQ_READ = Job("seq read 1M qd16", "read", "1M", 16)
+SEQ_WRITE = Job("seq write 1M qd16", "write", "1M", 16)
+RAND_READ = Job("rand read 4K qd32", "randread", "4k", 32)
+RAND_WRITE = Job("rand write 4K qd32", "randwrite", "4k", 32)
+READERS_12 = Job("12 seq readers 1M qd1", "read", "1M", 1, numjobs=12)
+READERS_1 = Job("1 seq reader 1M qd1", "read", "1M", 1)
+
+
+@dataclass
+class Result:
+    mb_per_s: float
+    iops: float
+    p99_us: float
+
+
+def _args(job, region_bytes):
+    per_job = region_bytes // job.numjobs // (1 << 20) << 20
+    args = [f"--name={job.rw}", f"--rw={job.rw}", f"--bs={job.bs}",
+            f"--iodepth={job.iodepth}", f"--size={per_job}"]
+    if job.numjobs > 1:
+        args += [f"--numjobs={job.numjobs}", f"--offset_increment={per_job}",
+                 "--group_reporting"]
+    if job.is_random:
+        args += ["--norandommap", "--randrepeat=0"]
+    return args
+
+
+def _parse(path, job):
+    with open(path) as f:
+        text = f.read()
+    # fio may print notes before the JSON object, even into --output.
+    j = json.loads(text[text.index("{"):])
+    r = j["jobs"][0][job.direction]
+    p99 = r["clat_ns"].get("percentile", {}).get("99.000000", 0) / 1000
+    return Result(r["bw_bytes"] / 1e6, r["iops"], p99)
+
+
+def run(job, uri, region_bytes, runtime_s, ramp_s, out_json):
+    """Run JOB against the NBD URI for RUNTIME_S seconds (after RAMP_S
+    seconds not counted), over the first REGION_BYTES of the export."""
+    command.run(["fio", "--ioengine=nbd", f"--uri={uri}", "--time_based",
+             f"--runtime={runtime_s}", f"--ramp_time={ramp_s}",
+             "--output-format=json", f"--output={out_json}",
+             *_args(job, region_bytes)])
+    return _parse(out_json, job)
+
+
+def prefill(uri, region_bytes, out_json):
+    """Write the region once, so reads read data, not holes (a hole on
+    btrfs or in a sparse file costs nothing to read)."""
+    command.run(["fio", "--ioengine=nbd", f"--uri={uri}", "--name=prefill",
+             "--rw=write", "--bs=1M", "--iodepth=16",
+             f"--size={region_bytes}", "--output-format=json",
+             f"--output={out_json}"])
+
+
+def start_background(job, uri, region_bytes, out_json, logf):
+    """Start JOB with no time limit (stopped with SIGINT, after which
+    fio writes its JSON); return the Popen."""
+    return subprocess.Popen(
+        ["fio", "--ioengine=nbd", f"--uri={uri}", "--time_based",
+         "--runtime=3600", "--output-format=json", f"--output={out_json}",
+         *_args(job, region_bytes)],
+        stdin=subprocess.DEVNULL, stdout=logf, stderr=logf)
+
+
+def stop_background(popen, job, out_json):
+    popen.send_signal(signal.SIGINT)
+    popen.wait(timeout=60)
+    if not os.path.exists(out_json):
+        raise RuntimeError(f"fio {job.name}: no output after SIGINT")
+    return _parse(out_json, job)
+
+
+def write_file(path, size_bytes, out_json):
+    """Sequential 1M writes straight to a file: what one member can
+    take, the ceiling for rebuilding onto it."""
+    command.run(["fio", "--name=member-write", f"--filename={path}",
+             "--ioengine=psync", "--rw=write", "--bs=1M",
+             f"--size={size_bytes}", "--end_fsync=1",
+             "--output-format=json", f"--output={out_json}"])
+    return _parse(out_json, Job("member write", "write", "1M", 1))

@@ -1,0 +1,139 @@
+"""Run jobs on an nbdraid array and the same jobs on both peers, and
+turn the figures into rows.
+
+Peer figures are cached for the session: a peer of the same shape
+running the same job is measured once (the chunk sweep's six arrays
+share one btrfs raid6 and one ceiling file).  A peer that cannot be
+set up gives a note in its rows instead of stopping the run; nbdraid
+failing stops its section, since nbdraid is what is measured.
+"""
+import os
+from dataclasses import dataclass, field
+
+import cleanup
+import command
+import fio
+import peers
+from results import Row
+
+
+@dataclass
+class Context:
+    root: str                   # scratch directory (tmpfs or --dir)
+    runtime_s: int
+    ramp_s: int
+    quick: bool
+    btrfs_why: str = None       # why the kernel peer is unavailable
+    rows: list = field(default_factory=list)
+    cache: dict = field(default_factory=dict)
+    serial: int = 0
+
+    def scratch(self, scope, name):
+        """A fresh directory, removed when SCOPE ends.  Registered
+        first, so it goes after everything inside it is unmounted and
+        detached."""
+        self.serial += 1
+        d = os.path.join(self.root, f"{self.serial:02d}-{name}")
+        os.makedirs(d)
+        scope.register(cleanup.remove_tree, d)
+        return d
+
+    def fio(self, job, uri, region, tag):
+        out = os.path.join(self.root, f"fio-{tag}.json")
+        return fio.run(job, uri, region, self.runtime_s, self.ramp_s, out)
+
+    def prefill(self, uri, region):
+        fio.prefill(uri, region, os.path.join(self.root, "fio-prefill.json"))
+
+
+def figures(result, job):
+    """(metric, unit, value) triples a job's result is reported by."""
+    if job.is_random:
+        return [("IOPS", "IOPS", result.iops),
+                ("p99 latency", "us", result.p99_us)]
+    return [("bandwidth", "MB/s", result.mb_per_s)]
+
+
+def add_rows(ctx, section, case, job, mine, ceiling, kernel, note=""):
+    """MINE, CEILING, KERNEL: fio results, or a str saying why not."""
+    notes = [n for n in (note, _why(ceiling), _why(kernel)) if n]
+    for i, (metric, unit, value) in enumerate(figures(mine, job)):
+        ctx.rows.append(Row(
+            section, case, job.name, metric, unit, value,
+            ceiling=_pick(ceiling, job, i), kernel=_pick(kernel, job, i),
+            note="; ".join(dict.fromkeys(notes))))
+
+
+def _why(r):
+    return r if isinstance(r, str) else ""
+
+
+def _pick(r, job, i):
+    return None if r is None or isinstance(r, str) else figures(r, job)[i][2]
+
+
+def nbdraid_jobs(ctx, array, jobs, region):
+    ctx.prefill(array.uri, region)
+    return {job: ctx.fio(job, array.uri, region, "nbdraid") for job in jobs}
+
+
+# Cache keys name the shape, not the exact size: arrays that differ
+# only in chunk size differ by a few rounding KiB, and the files are
+# sparse, so only the region fio touches costs anything.
+def ceiling_jobs(ctx, spec, array_bytes, jobs, region):
+    key = ("ceiling", spec.level, spec.groups, spec.members,
+           spec.member_bytes, region)
+    return _cached(ctx, key, jobs, region, lambda scope, d: peers.Ceiling(
+        scope, d, array_bytes))
+
+
+def kernel_jobs(ctx, spec, array_bytes, jobs, region):
+    if ctx.btrfs_why:
+        return {job: ctx.btrfs_why for job in jobs}
+    key = ("btrfs", spec.btrfs_profile, spec.members, spec.member_bytes,
+           region)
+    return _cached(ctx, key, jobs, region, lambda scope, d: peers.Btrfs(
+        scope, d, spec.btrfs_profile, spec.members, spec.member_bytes,
+        array_bytes))
+
+
+def _cached(ctx, key, jobs, region, make_peer):
+    todo = [j for j in jobs if (key, j) not in ctx.cache]
+    if todo:
+        with cleanup.Scope() as scope:
+            d = ctx.scratch(scope, key[0])
+            try:
+                peer = make_peer(scope, d)
+                ctx.prefill(peer.uri, region)
+                for job in todo:
+                    ctx.cache[key, job] = ctx.fio(job, peer.uri, region,
+                                                  key[0])
+            except (command.CommandFailed, RuntimeError) as e:
+                why = peer_failed(ctx, key[0], e)
+                for job in todo:
+                    ctx.cache.setdefault((key, job), why)
+    return {job: ctx.cache[key, job] for job in jobs}
+
+
+def peer_failed(ctx, name, error):
+    """The note for a peer that failed.  A btrfs command stuck in the
+    kernel means btrfs is wedged until a reboot: no later section tries
+    it again (each try would leave another stuck process)."""
+    if name == "btrfs" and isinstance(error, command.CommandStuck):
+        ctx.btrfs_why = f"btrfs peer skipped: earlier, {error}"
+    return f"{name} failed: {error}"
+
+
+def compare(ctx, section, case, spec, array, jobs, region, note=""):
+    """Run JOBS on the served ARRAY, then on both peers; add the rows.
+    The array is stopped before the peers run, so they do not share
+    the CPU with an idle nbdraid either."""
+    array_bytes = array.array_bytes()
+    mine = nbdraid_jobs(ctx, array, jobs, region)
+    array.stop()
+    ceiling = ceiling_jobs(ctx, spec, array_bytes, jobs, region)
+    kernel = kernel_jobs(ctx, spec, array_bytes, jobs, region)
+    for job in jobs:
+        add_rows(ctx, section, case, job, mine[job], ceiling[job],
+                 kernel[job], note)
+    return mine

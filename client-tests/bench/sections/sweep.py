@@ -1,0 +1,27 @@
+"""Chunk-size sweep: RAID6 of 16 members, sequential read and write."""
+import arrays
+import cleanup
+import fio
+import measure
+from . import shapes
+
+TITLE = "Chunk-size sweep"
+JOBS = [fio.SEQ_WRITE, fio.SEQ_READ]
+
+
+def run(ctx):
+    chunks = ["64K", "512K"] if ctx.quick else \
+        ["32K", "64K", "128K", "256K", "512K", "1024K"]
+    region = shapes.region(ctx, 512)
+    member_bytes = 128 * shapes.MiB
+    for chunk in chunks:
+        spec = shapes.spec(ctx, 6, 16, member_bytes, chunk)
+        with cleanup.Scope() as scope:
+            d = ctx.scratch(scope, f"sweep-{chunk}")
+            array = arrays.Array(scope, d, "a", spec)
+            array.start()
+            measure.compare(ctx, "sweep", f"chunk {chunk}", spec, array,
+                            JOBS, region)
+    return (f"RAID6, 16 members of {shapes.mib(member_bytes)}, over "
+            f"{shapes.mib(region)}; the peers have no chunk size, so one "
+            "measurement of each stands beside every row (plot: sweep.png).")

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The benchmark runs end to end (client-tests/bench/run --quick) and
+# writes bench.md and bench.csv with a row for every job it should have
+# measured, each with a number for nbdraid.  No timing is asserted.
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+# The bench installs what it misses (as root); without fio it cannot run.
+"$abs_top_srcdir/client-tests/bench/install-tools" > /dev/null 2>&1 || :
+requires fio
+fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
+
+"$abs_top_srcdir/client-tests/bench/run" --quick --no-build \
+  --out "$T/out" > "$T/bench.log" 2>&1 ||
+  { tail -30 "$T/bench.log" >&2; die "bench --quick failed"; }
+[ -s "$T/out/bench.md" ] || die "no bench.md"
+[ -s "$T/out/bench.csv" ] || die "no bench.csv"
+
+# section,job pairs --quick must report (the sections' quick subsets).
+expected='levels,seq write 1M qd16
+levels,seq read 1M qd16
+levels,rand write 4K qd32
+levels,rand read 4K qd32
+sweep,seq write 1M qd16
+sweep,seq read 1M qd16
+readers,12 seq readers 1M qd1
+readers,1 seq reader 1M qd1
+readers,12 readers / 1 reader
+degraded,seq read 1M qd16
+degraded,rand read 4K qd32
+rebuild,"rebuild, idle"
+rebuild,"rebuild, under client load"
+rebuild,rand read 4K qd32
+bitmap,seq write 1M qd16
+bitmap,rand write 4K qd32
+nested,seq read 1M qd16
+rss,after seq write 1M qd16
+'
+/usr/bin/python3 - "$T/out/bench.csv" "$T/out/bench.md" "$expected" <<'PY' ||
+import csv, io, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+md = open(sys.argv[2]).read()
+bad = []
+for want in csv.reader(io.StringIO(sys.argv[3])):
+    section, job = want
+    mine = [r for r in rows if r["section"] == section and
+            r["job"].startswith(job)]
+    if not mine:
+        bad.append(f"no CSV row for {section} / {job}")
+    for r in mine:
+        try:
+            if not math.isfinite(float(r["nbdraid"])) or float(r["nbdraid"]) <= 0:
+                raise ValueError
+        except ValueError:
+            bad.append(f"{section} / {job} / {r['metric']}: nbdraid is "
+                       f"{r['nbdraid']!r}, not a positive number")
+    if f"| {job}" not in md:
+        bad.append(f"bench.md has no row for {section} / {job}")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+  die "bench output incomplete (above)"
+echo "ok: bench --quick wrote $(($(wc -l < "$T/out/bench.csv") - 1)) rows"
