@@ -9,7 +9,9 @@ requires nbdkit
 requires fio
 fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
 
-"$abs_top_srcdir/client-tests/bench/run" --quick --no-build \
+# btrfs stays out: its replace has wedged a kernel here, and a smoke
+# test must not be able to hang the suite.
+"$abs_top_srcdir/client-tests/bench/run" --quick --no-build --no-kernel-peer \
   --out "$T/out" > "$T/bench.log" 2>&1 ||
   { tail -30 "$T/bench.log" >&2; die "bench --quick failed"; }
 [ -s "$T/out/bench.md" ] || die "no bench.md"

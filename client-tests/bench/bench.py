@@ -31,6 +31,9 @@ def parse_args():
     p.add_argument("--dir", help="put the arrays in DIR (default: tmpfs)")
     p.add_argument("--out", default="bench-results",
                    help="output directory (default ./bench-results)")
+    p.add_argument("--no-kernel-peer", action="store_true",
+                   help="leave btrfs out (the smoke test: a btrfs that"
+                   " wedges the kernel must not take a test run with it)")
     p.add_argument("--runtime", type=int,
                    help="seconds per job (default 4, --quick 1)")
     return p.parse_args()
@@ -112,7 +115,10 @@ def main():
         root = scratch_root(scope, args.dir)
         runtime = args.runtime or (1 if args.quick else 4)
         ctx = measure.Context(root, runtime, 0 if args.quick else 1,
-                              args.quick, peers.btrfs_unavailable())
+                              args.quick,
+                              "kernel peer skipped (--no-kernel-peer)"
+                              if args.no_kernel_peer
+                              else peers.btrfs_unavailable())
         done, failures = run_sections(ctx, names)
         btrfs_why = ctx.btrfs_why
         md = header(args, root, started, load_before, time.monotonic() - t0,
