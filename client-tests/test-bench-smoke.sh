@@ -35,6 +35,8 @@ rebuild,rand read 4K qd32
 bitmap,seq write 1M qd16
 bitmap,rand write 4K qd32
 nested,seq read 1M qd16
+latency,seq read 1M qd16
+latency,rand read 4K qd32
 rss,after seq write 1M qd16
 '
 /usr/bin/python3 - "$T/out/bench.csv" "$T/out/bench.md" "$expected" <<'PY' ||
