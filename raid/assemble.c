@@ -364,12 +364,9 @@ raid0_member_bytes (const struct raid_array *a)
   uint64_t smallest = UINT64_MAX, bytes;
   unsigned i;
 
-  if (a->geo.chunk_bytes == 0)
-    return 0;                   /* geometry_init refuses it */
   for (i = 0; i < a->geo.members; i++)
     if (a->slots[i].io) {
-      bytes = a->slots[i].sb.data_size_sectors * 512;
-      bytes -= bytes % a->geo.chunk_bytes;
+      bytes = md_sb_member_bytes (&a->slots[i].sb);
       if (bytes < smallest)
         smallest = bytes;
     }

@@ -263,6 +263,18 @@ check_bitmap_place (const struct md_superblock *sb, char *err, size_t errlen)
   return 0;
 }
 
+uint64_t
+md_sb_member_bytes (const struct md_superblock *sb)
+{
+  uint64_t chunk = (uint64_t) sb->chunk_sectors * 512, bytes;
+
+  if (sb->level != 0 || sb->size_sectors != 0 || chunk == 0 ||
+      sb->data_size_sectors > UINT64_MAX / 512)
+    return sb->size_sectors * 512;
+  bytes = sb->data_size_sectors * 512;
+  return bytes - bytes % chunk;
+}
+
 int
 md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
              char *err, size_t errlen)
@@ -270,7 +282,7 @@ md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
   struct raid_geometry g = {
     .level = sb->level, .layout = sb->layout, .members = sb->raid_disks,
     .chunk_bytes = (uint64_t) sb->chunk_sectors * 512,
-    .member_bytes = sb->size_sectors * 512,
+    .member_bytes = md_sb_member_bytes (sb),
   };
   uint64_t member_sectors = member_bytes / 512;
   char why[160];

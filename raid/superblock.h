@@ -92,6 +92,11 @@ void md_sb_encode (const struct md_superblock *sb, uint8_t *block);
 int md_sb_decode (const uint8_t *block, struct md_superblock *sb,
                   bool *no_magic, char *err, size_t errlen);
 
+/* The bytes of this member's data area the array uses: the superblock's
+ * size, or for a RAID0 whose size md left 0 (raid0.c sizes it from the
+ * member), the data area rounded down to the chunk. */
+uint64_t md_sb_member_bytes (const struct md_superblock *sb);
+
 /* The checks md_sb_decode cannot make alone, as strict as the
  * kernel's super_1_load()/super_1_validate() and md-bitmap.c: a level,
  * layout, raid_disks and chunk we serve, every role below raid_disks
