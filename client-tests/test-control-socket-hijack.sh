@@ -30,12 +30,10 @@ printf '[array]\nname = hijack\nlevel = 1\n[members]\nmember = %s\nmember = %s\n
 chown -R daemon: "$T/srv"
 nbdraid=("${as_daemon[@]}" "$T/srv/nbdraid")
 
-# nbdraid itself believes only a server run by root or its own user:
-# nobody listening on the configured path (no server running) is
-# refused, whatever it answers.
-imp=$T/shared/impostor.sock
-sed "s|^name = hijack|&\nsocket = $imp|" "$T/srv/a.conf" > "$T/srv/imp.conf"
-"${as_nobody[@]}" /usr/bin/python3 -c '
+# impostor PATH: nobody listens on PATH and answers every request with
+# a fake status and an injected monitor event; sets $impostor.
+impostor () {
+  "${as_nobody[@]}" /usr/bin/python3 -c '
 import os, socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.bind(sys.argv[1])
@@ -45,14 +43,24 @@ while True:
     c, _ = s.accept()
     try:
         c.recv(4096)
-        c.sendall(b"OK\nimpostor: all is well\n")
+        c.sendall(b"OK\nimpostor: all is well\n"
+                  b"EVENT\tFail\thijack\t/etc/passwd\tinjected\n")
     except OSError:
         pass
     c.close()
-' "$imp" &
-early=$!
-cleanup_fn "kill $early 2>/dev/null"
-wait_for 10 test -S "$imp" || die "the impostor did not start"
+' "$1" &
+  impostor=$!
+  cleanup_fn "kill $impostor 2>/dev/null"
+  wait_for 10 test -S "$1" || die "the impostor did not start"
+}
+
+# nbdraid itself believes only a server run by root or its own user:
+# nobody listening on the configured path (no server running) is
+# refused, whatever it answers.
+imp=$T/shared/impostor.sock
+sed "s|^name = hijack|&\nsocket = $imp|" "$T/srv/a.conf" > "$T/srv/imp.conf"
+impostor "$imp"
+early=$impostor
 if out=$("${nbdraid[@]}" status "$T/srv/imp.conf" 2>&1); then
   die "nbdraid status believed an impostor run by nobody: $out"
 fi
@@ -85,22 +93,7 @@ fi
 
 # nobody moves the real socket aside and answers in its place.
 "${as_nobody[@]}" mv "$sock" "$T/shared/nbdraid/real.sock"
-"${as_nobody[@]}" /usr/bin/python3 -c '
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-os.chmod(sys.argv[1], 0o777)
-s.listen(8)
-while True:
-    c, _ = s.accept()
-    c.recv(4096)
-    c.sendall(b"OK\nimpostor: all is well\n"
-              b"EVENT\tFail\thijack\t/etc/passwd\tinjected\n")
-    c.close()
-' "$sock" &
-impostor=$!
-cleanup_fn "kill $impostor 2>/dev/null"
-wait_for 10 test -S "$sock" || die "the impostor did not start"
+impostor "$sock"
 
 for verb in status "fail 0"; do
   # shellcheck disable=SC2086
