@@ -319,6 +319,28 @@ allowed (int fd)
     (cred.uid == 0 || cred.uid == geteuid ());
 }
 
+/* A refused peer holds nothing: answered and closed at once, so no
+ * number of them can use up the server's files.  Its request, if
+ * already there, is read first: closing on unread data would reset the
+ * connection and lose the answer. */
+static void
+refuse_peer (struct control *c, int fd)
+{
+  char scratch[MAX_REQUEST];
+  int i;
+
+  for (i = 0;                   /* bounded: a peer may keep sending */
+       i < 4 && recv (fd, scratch, sizeof scratch, MSG_DONTWAIT) > 0; i++)
+    ;
+  if (geteuid () == 0)
+    dprintf (fd, "ERR permission denied: only root may control array %s\n",
+             c->cfg->name);
+  else
+    dprintf (fd, "ERR permission denied: only uid %u or root may control "
+             "array %s\n", (unsigned) geteuid (), c->cfg->name);
+  close (fd);
+}
+
 static void
 accept_resume_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -345,22 +367,8 @@ accept_cb (struct ev_loop *loop, ev_io *w, int revents)
     }
     return;
   }
-  /* A refused peer holds nothing: answered and closed at once, so no
-   * number of them can use up the server's files.  Its request, if
-   * already there, is read first: closing on unread data would reset
-   * the connection and lose the answer. */
   if (!allowed (fd)) {
-    char scratch[MAX_REQUEST];
-    for (int i = 0;             /* bounded: a peer may keep sending */
-         i < 4 && recv (fd, scratch, sizeof scratch, MSG_DONTWAIT) > 0; i++)
-      ;
-    if (geteuid () == 0)
-      dprintf (fd, "ERR permission denied: only root may control array "
-               "%s\n", c->cfg->name);
-    else
-      dprintf (fd, "ERR permission denied: only uid %u or root may control "
-               "array %s\n", (unsigned) geteuid (), c->cfg->name);
-    close (fd);
+    refuse_peer (c, fd);
     return;
   }
   /* A client that stops reading cannot stall the loop for long. */
