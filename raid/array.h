@@ -11,6 +11,7 @@
 #include "member.h"
 #include "member-set.h"
 #include "parity.h"
+#include "scratch.h"
 #include "stripe-lock.h"
 #include "superblock.h"
 
@@ -56,10 +57,11 @@ struct raid_level_ops {
   /* The sync unit holding array byte offset (for the bitmap). */
   uint64_t (*sync_unit_of) (const struct raid_array *a, uint64_t offset);
   /* What member m should hold at [off, off+len) of its data area, from
-   * the members not in gone (m must be in gone).  For recovery. */
+   * the members not in gone (m must be in gone).  For recovery; the
+   * level may use scratch for its buffers and leave it for next time. */
   int (*reconstruct) (struct raid_array *a, unsigned m, uint64_t off,
                       uint64_t len, const struct member_set *gone,
-                      uint8_t *out);
+                      uint8_t *out, struct scratch *scratch);
   /* The lock keys of member m's units [first, last], for recovery:
    * calls fn for each. */
   void (*member_keys) (const struct raid_array *a, unsigned m,
@@ -86,6 +88,12 @@ struct raid_job {
   uint64_t started_at;          /* pos when this run started */
   bool partial;                 /* RECOVERY: only regions the bitmap marks */
   uint64_t work_bytes;          /* bytes actually resynced or rebuilt */
+};
+
+/* A rebuild's buffers, kept from one window to the next while it runs:
+ * the window rebuilt, and the level's own (the other members'). */
+struct job_buffers {
+  struct scratch window, level;
 };
 
 struct raid_array {
@@ -123,6 +131,7 @@ struct raid_array {
   unsigned replacement;
   pthread_mutex_t sb_lock;      /* superblocks, slots and the job */
   struct raid_job job;
+  struct job_buffers job_buffers;       /* the control thread's */
   uint64_t last_mismatches;     /* of the last check or repair */
   uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
@@ -192,6 +201,7 @@ struct raid_array *array_assemble (const struct raid_config *cfg,
 /* job.c: rebuild spare's copy of role while the role keeps serving. */
 void array_start_replace (struct raid_array *a, unsigned role,
                           unsigned spare);
+void job_buffers_free (struct job_buffers *b);
 
 /* Hold off every request (all stripe locks) while slots change. */
 /* shared-spares.c: find the free pool devices of the top array of

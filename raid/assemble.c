@@ -663,6 +663,7 @@ raid_close (struct raid_array *a)
   pthread_mutex_destroy (&a->sb_lock);
   parity_free (&a->code);
   bitmap_free (&a->bitmap);
+  job_buffers_free (&a->job_buffers);
   for (i = 0; i < a->geo.members && a->slots; i++)
     free_slot (&a->slots[i]);
   for (i = 0; i < a->nspares; i++)

@@ -351,7 +351,7 @@ copies_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
 static int
 copies_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
                     uint64_t len, const struct member_set *gone,
-                    uint8_t *out)
+                    uint8_t *out, struct scratch *scratch)
 {
   const struct raid_geometry *g = &a->geo;
   struct place places[RAID_MAX_MEMBERS];

@@ -495,55 +495,13 @@ parity_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
   *member_off = stripe * a->geo.chunk_bytes;
 }
 
-/* What member m holds at [off, off+len) of its data area, rebuilt from
- * the other members (m is in gone): data reconstructed, or parity
- * recomputed.  Column by column; for repairs and recovery. */
-static int
-reconstruct_range (struct raid_array *a, unsigned m, uint64_t off,
-                   uint64_t len, const struct member_set *gone, uint8_t *out)
-{
-  const uint64_t C = a->geo.chunk_bytes;
-  bool want[RAID_MAX_MEMBERS + 2];
-  struct column col;
-  struct io_batch b;
-  uint64_t s;
-  unsigned blk;
-  int r = 0;
-
-  for (blk = 0; blk < column_blocks (a); blk++)
-    want[blk] = true;
-  io_batch_init (&b);
-  for (s = off / C; s <= (off + len - 1) / C && r == 0; s++) {
-    uint64_t lo = max64 (off, s * C) - s * C;
-    uint64_t hi = min64 (off + len, (s + 1) * C) - s * C;
-
-    column_init (&col, a, s, align_down (lo), align_up (hi));
-    io_batch_reset (&b);
-    r = column_alloc (&col, a, want);
-    if (r == 0)
-      r = column_add_reads (a, &col, gone, &b);
-    if (r == 0 && array_run (a, &b)) {
-      errno = EIO;
-      r = -1;
-    }
-    if (r == 0)
-      r = column_recover (a, &col, gone);
-    for (blk = 0; r == 0 && blk < column_blocks (a); blk++)
-      if (col.map.block_disk[blk] == m)
-        memcpy (out + (s * C + lo - off), col.block[blk] + (lo - col.lo),
-                hi - lo);
-    column_free (&col);
-  }
-  io_batch_free (&b);
-  return r;
-}
-
 /* Rewrite the ranges that failed to read with what they should hold. */
 static int
 repair_ranges (struct raid_array *a, struct io_batch *bad,
                const struct member_set *gone)
 {
   struct io_batch fixes;
+  struct scratch scratch = { NULL, 0 };
   uint8_t **bufs = calloc (bad->n ? bad->n : 1, sizeof *bufs);
   size_t i;
   int r = -1;
@@ -555,7 +513,8 @@ repair_ranges (struct raid_array *a, struct io_batch *bad,
     const struct io_op *op = &bad->ops[i];
     bufs[i] = malloc (op->len);
     if (!bufs[i] ||
-        reconstruct_range (a, op->member, op->off, op->len, gone, bufs[i]) ||
+        parity_reconstruct (a, op->member, op->off, op->len, gone, bufs[i],
+                            &scratch) ||
         io_batch_add (&fixes, IO_WRITE, op->member, op->off, op->len,
                       bufs[i]))
       goto out;
@@ -566,6 +525,7 @@ repair_ranges (struct raid_array *a, struct io_batch *bad,
   for (i = 0; bufs && i < bad->n; i++)
     free (bufs[i]);
   free (bufs);
+  scratch_free (&scratch);
   io_batch_free (&fixes);
   return r;
 }
@@ -897,7 +857,7 @@ const struct raid_level_ops parity_level_ops = {
   .sync_units = parity_sync_units,
   .sync = parity_sync,
   .sync_unit_of = parity_sync_unit_of,
-  .reconstruct = reconstruct_range,
+  .reconstruct = parity_reconstruct,
   .member_keys = parity_member_keys,
   .check = parity_check,
 };

@@ -252,6 +252,13 @@ window_needed (struct raid_array *a, uint64_t pos, uint64_t len)
   return d.dirty;
 }
 
+void
+job_buffers_free (struct job_buffers *b)
+{
+  scratch_free (&b->window);
+  scratch_free (&b->level);
+}
+
 /* Rebuild [pos, pos+len) of the target: reconstruct it from the others
  * under the locks of every stripe or unit it holds there, write it,
  * move the front. */
@@ -260,18 +267,17 @@ rebuild_window (struct raid_array *a, uint64_t pos, uint64_t len)
 {
   const uint64_t U = a->geo.unit_bytes;
   struct raid_slot *t = rebuild_target (a);
+  struct job_buffers *jb = &a->job_buffers;
   struct { uint64_t *keys; size_t n; } k = { NULL, 0 };
   struct members_view v;
   struct member_set gone;
   unsigned *slots = NULL, m;
   size_t nslots, nkeys = (len + U - 1) / U;
-  uint8_t *buf = NULL;
+  uint8_t *buf = scratch_get (&jb->window, len);
   int r = -1;
 
   k.keys = malloc (nkeys * sizeof *k.keys);
   slots = malloc (nkeys * sizeof *slots);
-  if (posix_memalign ((void **) &buf, 4096, len) != 0)
-    buf = NULL;
   if (!k.keys || !slots || !buf) {
     errno = ENOMEM;
     goto out;
@@ -284,7 +290,8 @@ rebuild_window (struct raid_array *a, uint64_t pos, uint64_t len)
   for (m = 0; m < v.nrec; m++)
     member_set_add (&gone, v.rec[m]);
   member_set_add (&gone, a->job.target);
-  r = a->ops->reconstruct (a, a->job.target, pos, len, &gone, buf);
+  r = a->ops->reconstruct (a, a->job.target, pos, len, &gone, buf,
+                           &jb->level);
   if (r == 0 &&
       t->io->ops->pwrite (t->io, buf, len, t->data_offset_bytes + pos) == -1) {
     char why[160];
@@ -300,7 +307,6 @@ rebuild_window (struct raid_array *a, uint64_t pos, uint64_t len)
  out:
   free (k.keys);
   free (slots);
-  free (buf);
   return r;
 }
 
@@ -517,6 +523,8 @@ raid_job_step (struct raid_array *a, uint64_t budget)
     schedule (a);
   switch (a->job.kind) {
   case RAID_JOB_NONE:
+    /* A finished rebuild's buffers are not worth keeping while idle. */
+    job_buffers_free (&a->job_buffers);
     return more;
   case RAID_JOB_RESYNC:
     return step_resync (a, budget);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <isa-l/erasure_code.h>
+#include <isa-l/raid.h>
 
 #include "parity.h"
 
@@ -16,6 +17,35 @@ static size_t
 decode_slots (const struct parity_code *c)
 {
   return (size_t) c->data * (c->data + 1) * 2;
+}
+
+/* ISA-L's xor_gen and pq_gen give what ec_encode_data gives with the
+ * P and Q rows, two to three times faster (isal.md), but only for two
+ * data blocks or more, len a multiple of 32 and 32-byte aligned
+ * buffers; other calls take the general route. */
+static bool
+xor_or_pq (size_t len, unsigned n, uint8_t *const *const *lists,
+           const unsigned *counts, void **array)
+{
+  unsigned l, i, v = 0;
+
+  if (len % 32 != 0 || len > INT32_MAX)
+    return false;
+  for (l = 0; l < n; l++)
+    for (i = 0; i < counts[l]; i++) {
+      if ((uintptr_t) lists[l][i] % 32 != 0)
+        return false;
+      array[v++] = lists[l][i];
+    }
+  return true;
+}
+
+/* pq_gen and xor_gen store with non-temporal writes and no fence: make
+ * them visible before another thread (a member's I/O) reads them. */
+static void
+fence (void)
+{
+  __atomic_thread_fence (__ATOMIC_SEQ_CST);
 }
 
 int
@@ -155,6 +185,18 @@ parity_recover (struct parity_code *c, size_t len, const bool *present,
     src[b] = blocks[rows[b]];
   for (b = 0; b < nmissing; b++)
     dst[b] = blocks[missing[b]];
+  /* One data block from P is the XOR of the others. */
+  if (nmissing == 1 && rows[c->data - 1] == c->data && c->data >= 2) {
+    uint8_t *const *lists[] = { src, dst };
+    const unsigned counts[] = { c->data, 1 };
+    void *array[256 + 1];
+
+    if (xor_or_pq (len, 2, lists, counts, array) &&
+        xor_gen ((int) c->data + 1, (int) len, array) == 0) {
+      fence ();
+      return 0;
+    }
+  }
   ec_encode_data ((int) len, (int) c->data, (int) nmissing, tables, src, dst);
   return 0;
 }
@@ -163,6 +205,16 @@ void
 parity_encode (const struct parity_code *c, size_t len,
                uint8_t *const *data, uint8_t *const *parity)
 {
+  uint8_t *const *lists[] = { data, parity };
+  const unsigned counts[] = { c->data, c->parity };
+  void *array[256 + 2];
+
+  if (c->data >= 2 && xor_or_pq (len, 2, lists, counts, array) &&
+      (c->parity == 1 ? xor_gen ((int) c->data + 1, (int) len, array)
+       : pq_gen ((int) c->data + 2, (int) len, array)) == 0) {
+    fence ();
+    return;
+  }
   ec_encode_data ((int) len, (int) c->data, (int) c->parity, c->tables,
                   (unsigned char **) data, (unsigned char **) parity);
 }
@@ -176,22 +228,37 @@ parity_update (const struct parity_code *c, size_t len, unsigned coef,
                          (unsigned char **) parity);
 }
 
-uint8_t *
-parity_buffers_alloc (size_t n, size_t len, bool page_aligned, uint8_t **bufs)
+size_t
+parity_buffers_bytes (size_t n, size_t len, bool page_aligned)
 {
   const size_t page = 4096, stagger = page_aligned ? 0 : 256;
-  size_t stride = (len + page - 1) / page * page + stagger;
-  void *block;
-  size_t i;
+
+  return n * ((len + page - 1) / page * page + stagger);
+}
+
+void
+parity_buffers_carve (uint8_t *mem, size_t n, size_t len, bool page_aligned,
+                      uint8_t **bufs)
+{
+  size_t stride = parity_buffers_bytes (1, len, page_aligned), i;
 
   /* stride is a whole number of pages plus the stagger, so buffer i
    * starts i*stagger bytes into its page (mod 4096). */
-  if (posix_memalign (&block, page, n * stride) != 0) {
+  for (i = 0; i < n; i++)
+    bufs[i] = mem + i * stride;
+}
+
+uint8_t *
+parity_buffers_alloc (size_t n, size_t len, bool page_aligned, uint8_t **bufs)
+{
+  void *block;
+
+  if (posix_memalign (&block, 4096,
+                      parity_buffers_bytes (n, len, page_aligned)) != 0) {
     errno = ENOMEM;
     return NULL;
   }
-  for (i = 0; i < n; i++)
-    bufs[i] = (uint8_t *) block + i * stride;
+  parity_buffers_carve (block, n, len, page_aligned, bufs);
   return block;
 }
 

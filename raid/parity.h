@@ -50,5 +50,10 @@ int parity_recover (struct parity_code *c, size_t len, const bool *present,
 uint8_t *parity_buffers_alloc (size_t n, size_t len, bool page_aligned,
                                uint8_t **bufs);
 void parity_buffers_free (uint8_t *block);
+/* The same buffers in memory of the caller's: the bytes they take, and
+ * cutting them out of page-aligned mem. */
+size_t parity_buffers_bytes (size_t n, size_t len, bool page_aligned);
+void parity_buffers_carve (uint8_t *mem, size_t n, size_t len,
+                           bool page_aligned, uint8_t **bufs);
 
 #endif

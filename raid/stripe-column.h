@@ -52,4 +52,9 @@ int column_recover (struct raid_array *a, struct column *c,
 /* Recompute P (and Q) from the data blocks. */
 void column_encode (struct raid_array *a, struct column *c);
 
+/* The parity family's reconstruct (rebuild-parity.c). */
+int parity_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
+                        uint64_t len, const struct member_set *gone,
+                        uint8_t *out, struct scratch *scratch);
+
 #endif
