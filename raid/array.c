@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "array.h"
 
@@ -129,19 +130,40 @@ exec_op (void *ctx, struct io_op *op)
  * operations to other threads costs more than doing them (member I/O
  * served from memory); above it, member I/O goes in parallel. */
 #define INLINE_NS 20000
+/* Operations this quick are the CPU copying memory (page cache, tmpfs):
+ * when the client's requests already keep every core busy, running
+ * them in parallel only adds hand-offs.  Slower ones wait on a device
+ * or the network, and overlap whatever the load. */
+#define CPU_BOUND_NS 200000
+
+static bool
+cores_busy (struct raid_array *a)
+{
+  static long cpus;
+  long n = __atomic_load_n (&cpus, __ATOMIC_RELAXED);
+
+  if (n == 0) {
+    n = sysconf (_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+      n = 1;
+    __atomic_store_n (&cpus, n, __ATOMIC_RELAXED);
+  }
+  return __atomic_load_n (&a->requests, __ATOMIC_RELAXED) >= (uint64_t) n;
+}
 
 static bool
 quick (struct raid_array *a, const struct io_batch *b)
 {
-  uint64_t total = 0;
+  uint64_t total = 0, slowest = 0, ns;
   size_t i;
 
-  for (i = 0; i < b->n && total < INLINE_NS; i++) {
+  for (i = 0; i < b->n; i++) {
     const struct raid_slot *s = array_slot (a, b->ops[i].member);
-    total += s->io ? __atomic_load_n (&s->io->service_ns, __ATOMIC_RELAXED)
-      : 0;
+    ns = s->io ? __atomic_load_n (&s->io->service_ns, __ATOMIC_RELAXED) : 0;
+    total += ns;
+    slowest = ns > slowest ? ns : slowest;
   }
-  return total < INLINE_NS;
+  return total < INLINE_NS || (slowest < CPU_BOUND_NS && cores_busy (a));
 }
 
 size_t
@@ -317,10 +339,15 @@ check_writable (const struct raid_array *a)
 int
 raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
+  int r;
+
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
   __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
-  return a->ops->read (a, buf, count, offset);
+  __atomic_add_fetch (&a->requests, 1, __ATOMIC_RELAXED);
+  r = a->ops->read (a, buf, count, offset);
+  __atomic_sub_fetch (&a->requests, 1, __ATOMIC_RELAXED);
+  return r;
 }
 
 /* Every write: checks, the dirty marks, the level's write, FUA. */
@@ -339,7 +366,9 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   last = a->ops->sync_unit_of (a, offset + count - 1);
   if (array_start_write (a, first, last) == -1)
     return -1;
+  __atomic_add_fetch (&a->requests, 1, __ATOMIC_RELAXED);
   r = a->ops->write (a, buf, count, offset);
+  __atomic_sub_fetch (&a->requests, 1, __ATOMIC_RELAXED);
   if (r == 0 && fua)
     r = raid_flush (a);
   array_end_write (a, first, last);

@@ -120,6 +120,7 @@ struct raid_array {
    * say clean (dirty.c). */
   int in_sync;
   uint64_t writes_in_flight;
+  uint64_t requests;            /* client reads and writes running */
   uint64_t last_write_ms;
   bool started;                 /* raid_start ran: stop cleanly */
   bool auto_readd;

@@ -48,15 +48,19 @@ place_usable (const struct raid_array *a, const struct members_view *v,
     view_usable (v, p->disk, p->member_unit * a->geo.unit_bytes + end_within);
 }
 
-/* The least loaded usable copy; ties rotate with the unit so single
- * small reads spread over the copies too.  Units the initial sync has
- * not reached are read from their first copy only, as md does, so two
- * reads never disagree.  NULL if no copy is usable. */
+/* The copy that carries on where the request's last read ends, so a
+ * request is one read of one member where the layout allows (md reads
+ * a request from one disk too; splitting it over the copies costs more
+ * in hand-offs than it gains).  Otherwise the least loaded usable one;
+ * ties rotate with the unit so concurrent requests spread over the
+ * copies.  Units the initial sync has not reached are read from their
+ * first copy only, as md does, so two reads never disagree.  NULL if
+ * no copy is usable. */
 static const struct place *
 pick_copy (const struct raid_array *a, const struct members_view *v,
            const struct member_set *bad, const struct place *places,
            unsigned n, uint64_t unit, uint64_t end_within,
-           const unsigned *load)
+           const unsigned *load, const struct place *last)
 {
   const struct place *best = NULL;
   unsigned i;
@@ -64,6 +68,11 @@ pick_copy (const struct raid_array *a, const struct members_view *v,
   if (unit >= __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) &&
       place_usable (a, v, bad, &places[0], end_within))
     return &places[0];
+  for (i = 0; i < n; i++)
+    if (last && places[i].disk == last->disk &&
+        places[i].member_unit == last->member_unit + 1 &&
+        place_usable (a, v, bad, &places[i], end_within))
+      return &places[i];
   for (i = 0; i < n; i++) {
     const struct place *p = &places[(unit + i) % n];
     if (place_usable (a, v, bad, p, end_within) &&
@@ -80,8 +89,9 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
             const struct member_set *bad, struct io_batch *b)
 {
   const struct raid_geometry *g = &a->geo;
-  struct place places[RAID_MAX_MEMBERS];
+  struct place places[RAID_MAX_MEMBERS], last;
   unsigned load[RAID_MAX_MEMBERS] = { 0 };
+  bool started = false;
 
   while (count > 0) {
     uint64_t unit = offset / g->unit_bytes, within = offset % g->unit_bytes;
@@ -91,7 +101,8 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
 
     if (len > count)
       len = count;
-    p = pick_copy (a, v, bad, places, n, unit, within + len, load);
+    p = pick_copy (a, v, bad, places, n, unit, within + len, load,
+                   started ? &last : NULL);
     if (!p) {
       array_log (a, RAID_LOG_ERROR, "array %s: no readable copy left of "
                  "array offset %" PRIu64, a->name, offset);
@@ -99,6 +110,8 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
       return -1;
     }
     load[p->disk]++;
+    last = *p;
+    started = true;
     if (io_batch_add (b, IO_READ, p->disk,
                       p->member_unit * g->unit_bytes + within, len, buf))
       return -1;
