@@ -131,4 +131,4 @@ class Array:
             if time.monotonic() - t0 > timeout_s:
                 raise RuntimeError(f"{self.conf}: rebuild not done after "
                                    f"{timeout_s} s: job {j['job']}")
-            time.sleep(0.1)
+            time.sleep(0.02)
