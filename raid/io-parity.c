@@ -40,10 +40,19 @@ struct segment {
   struct member_set gone;       /* members not to read for this column */
 };
 
+/* A run of a request's bytes: one for most requests, several for
+ * gathered writes (write-gather.h), contiguous and in order. */
+struct piece {
+  uint64_t offset, count;       /* array bytes */
+  const uint8_t *buf;           /* NULL: zeros */
+};
+
 /* One request, as its segments see it. */
 struct request {
   struct raid_array *a;
-  const uint8_t *buf;           /* NULL: zeros */
+  const struct piece *pieces;
+  size_t npieces;
+  struct piece one;             /* pieces, for a request of one */
   uint64_t offset, count;
   uint64_t chunk, stripe_bytes;
   bool resync;                  /* recompute parity, write no data */
@@ -112,27 +121,43 @@ written (const struct segment *s, unsigned i)
   return i >= s->first && i <= s->last;
 }
 
+/* The request's bytes for column col of data chunk i, and in *avail
+ * how many of them are in one piece. */
+static const uint8_t *
+source (const struct request *rq, const struct segment *s, unsigned i,
+        uint64_t col, uint64_t *avail)
+{
+  uint64_t pos = s->col.stripe * rq->stripe_bytes + i * rq->chunk + col;
+  const struct piece *p = rq->pieces;
+
+  while (p + 1 < rq->pieces + rq->npieces && pos >= p->offset + p->count)
+    p++;
+  *avail = p->offset + p->count - pos;
+  return p->buf ? p->buf + (pos - p->offset) : rq->a->zeros;
+}
+
+/* Zeroing: writing zeros (not resync, which writes no data). */
+static bool
+zeroing (const struct request *rq)
+{
+  return !rq->resync && rq->npieces == 1 && !rq->pieces[0].buf;
+}
+
+/* Data chunk i's column is all the request's, in one piece: written
+ * from the request's buffer as it is. */
 static bool
 fully_written (const struct request *rq, const struct segment *s,
                unsigned i)
 {
-  uint64_t from, to;
+  uint64_t from, to, avail;
 
   if (!written (s, i))
     return false;
   covered (rq, s, i, &from, &to);
-  return from == s->col.lo && to == s->col.hi;
-}
-
-/* The request's bytes for column col of data chunk i. */
-static const uint8_t *
-source (const struct request *rq, const struct segment *s, unsigned i,
-        uint64_t col)
-{
-  if (!rq->buf)
-    return rq->a->zeros;
-  return rq->buf + (s->col.stripe * rq->stripe_bytes + i * rq->chunk + col -
-                    rq->offset);
+  if (from != s->col.lo || to != s->col.hi)
+    return false;
+  source (rq, s, i, from, &avail);
+  return avail >= to - from;
 }
 
 /* Copy the request's bytes over data chunk i's block. */
@@ -140,10 +165,16 @@ static void
 overlay (const struct request *rq, struct segment *s, unsigned i)
 {
   uint8_t *block = s->col.block[s->col.map.q_coef[i]];
-  uint64_t from, to;
+  uint64_t from, to, avail;
 
   covered (rq, s, i, &from, &to);
-  memcpy (block + (from - s->col.lo), source (rq, s, i, from), to - from);
+  for (; from < to; from += avail) {
+    const uint8_t *bytes = source (rq, s, i, from, &avail);
+
+    if (avail > to - from)
+      avail = to - from;
+    memcpy (block + (from - s->col.lo), bytes, avail);
+  }
 }
 
 static bool
@@ -220,6 +251,7 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
   struct raid_array *a = rq->a;
   unsigned k = a->geo.data_members, i, b;
   size_t w = s->col.hi - s->col.lo;
+  uint64_t avail;
   uint8_t **blk = s->col.block;
 
   if (s->mode == SEG_DEGRADED &&
@@ -234,7 +266,7 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
     if (s->mode == SEG_RMW)     /* take the old contents out of parity */
       parity_update (&a->code, w, b, blk[b], blk + k);
     if (s->mode != SEG_DEGRADED && fully_written (rq, s, i))
-      out[b] = source (rq, s, i, s->col.lo);
+      out[b] = source (rq, s, i, s->col.lo, &avail);
     else
       overlay (rq, s, i);
     if (s->mode == SEG_RMW)     /* and put the new ones in */
@@ -263,7 +295,7 @@ add_writes (const struct request *rq, struct segment *s,
 
   /* Zeroing whole stripes: zeros have zero parity, so deallocate the
    * stripe on every member instead of writing it. */
-  if (!rq->buf && !rq->resync && s->first == 0 && s->last == k - 1 &&
+  if (zeroing (rq) && s->first == 0 && s->last == k - 1 &&
       fully_written (rq, s, 0) && fully_written (rq, s, k - 1) &&
       w == g->chunk_bytes) {
     for (i = 0; i < g->members; i++)
@@ -452,18 +484,65 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
   return r;
 }
 
+/* A request of n contiguous pieces, in order. */
+static void
+request_init_pieces (struct request *rq, struct raid_array *a,
+                     const struct piece *pieces, size_t n)
+{
+  memset (rq, 0, sizeof *rq);
+  rq->a = a;
+  rq->pieces = pieces;
+  rq->npieces = n;
+  rq->offset = pieces[0].offset;
+  rq->count = pieces[n - 1].offset + pieces[n - 1].count - rq->offset;
+  rq->chunk = a->geo.chunk_bytes;
+  rq->stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
+  array_view (a, &rq->view);
+}
+
 static void
 request_init (struct request *rq, struct raid_array *a, const uint8_t *buf,
               uint64_t count, uint64_t offset)
 {
-  memset (rq, 0, sizeof *rq);
-  rq->a = a;
-  rq->buf = buf;
-  rq->count = count;
-  rq->offset = offset;
-  rq->chunk = a->geo.chunk_bytes;
-  rq->stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
-  array_view (a, &rq->view);
+  struct piece one = { offset, count, buf };
+
+  request_init_pieces (rq, a, &one, 1);
+  rq->one = one;
+  rq->pieces = &rq->one;
+}
+
+/* A write within one stripe, gathered with the others waiting for it
+ * (write-gather.h). */
+static int
+gathered_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
+                uint64_t offset, uint64_t stripe)
+{
+  struct gathered me = {
+    .stripe = stripe, .offset = offset, .count = count, .buf = buf,
+  };
+  struct gathered *run[GATHER_MAX];
+  struct piece pieces[GATHER_MAX];
+  struct request rq;
+  size_t n, i;
+
+  gather_add (&a->gather, &me);
+  stripe_lock (&a->locks, stripe, stripe, true);
+  n = gather_take (&a->gather, &me, run);
+  if (n) {
+    for (i = 0; i < n; i++)
+      pieces[i] = (struct piece) { run[i]->offset, run[i]->count,
+                                   run[i]->buf };
+    request_init_pieces (&rq, a, pieces, n);
+    gather_done (&a->gather, run, n,
+                 run_stripes (&rq, stripe, stripe, cut_stripe) == 0 ? 0
+                 : errno ? errno : EIO);
+  }
+  stripe_unlock (&a->locks, stripe, stripe);
+  if (me.err) {
+    errno = me.err;
+    return -1;
+  }
+  return 0;
 }
 
 static int
@@ -476,6 +555,8 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   struct request rq;
   int r;
 
+  if (buf && first == last && count < stripe_bytes)
+    return gathered_write (a, buf, count, offset, first);
   stripe_lock (&a->locks, first, last, true);
   request_init (&rq, a, buf, count, offset);
   r = run_stripes (&rq, first, last, cut_stripe);
