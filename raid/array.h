@@ -14,7 +14,6 @@
 #include "scratch.h"
 #include "stripe-lock.h"
 #include "superblock.h"
-#include "write-gather.h"
 
 enum slot_state {
   SLOT_ACTIVE,                  /* in sync, used for reads and writes */
@@ -138,7 +137,6 @@ struct raid_array {
   uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
   struct stripe_locks locks;
-  struct write_gather gather;   /* parity: writes waiting for a stripe */
   struct parity_code code;
   const uint8_t *zeros;         /* unit_bytes of zeros, read-only */
   uint64_t client_bytes;        /* client I/O so far, for rate limits */

@@ -1,4 +1,5 @@
-/* nbdraid: reads and writes for the parity family (RAID5, RAID6).
+/* nbdraid: writes, resync and check for the parity family (RAID5,
+ * RAID6); reads are in read-parity.c, rebuilds in rebuild-parity.c.
  *
  * A write is cut into segments: one stripe column (stripe-column.h) and
  * the run of data chunks the request writes across all of it.  Each
@@ -25,7 +26,6 @@
 
 #include "stripe-column.h"
 
-#define COLUMN_ALIGN 4096ULL
 /* Temporary buffer bytes per window, and segments per window. */
 #define WINDOW_BYTES (16 * 1024 * 1024)
 #define WINDOW_SEGMENTS 256
@@ -40,19 +40,10 @@ struct segment {
   struct member_set gone;       /* members not to read for this column */
 };
 
-/* A run of a request's bytes: one for most requests, several for
- * gathered writes (write-gather.h), contiguous and in order. */
-struct piece {
-  uint64_t offset, count;       /* array bytes */
-  const uint8_t *buf;           /* NULL: zeros */
-};
-
 /* One request, as its segments see it. */
 struct request {
   struct raid_array *a;
-  const struct piece *pieces;
-  size_t npieces;
-  struct piece one;             /* pieces, for a request of one */
+  const uint8_t *buf;           /* NULL: zeros */
   uint64_t offset, count;
   uint64_t chunk, stripe_bytes;
   bool resync;                  /* recompute parity, write no data */
@@ -71,30 +62,6 @@ column_gone (const struct request *rq, uint64_t stripe, uint64_t hi,
   view_gone (&rq->view, stripe * rq->chunk + hi, gone);
   for (i = 0; i < sizeof gone->bits / sizeof gone->bits[0]; i++)
     gone->bits[i] |= rq->bad.bits[i];
-}
-
-static uint64_t
-min64 (uint64_t a, uint64_t b)
-{
-  return a < b ? a : b;
-}
-
-static uint64_t
-max64 (uint64_t a, uint64_t b)
-{
-  return a > b ? a : b;
-}
-
-static uint64_t
-align_down (uint64_t x)
-{
-  return x / COLUMN_ALIGN * COLUMN_ALIGN;
-}
-
-static uint64_t
-align_up (uint64_t x)
-{
-  return (x + COLUMN_ALIGN - 1) / COLUMN_ALIGN * COLUMN_ALIGN;
 }
 
 static uint64_t
@@ -121,43 +88,27 @@ written (const struct segment *s, unsigned i)
   return i >= s->first && i <= s->last;
 }
 
-/* The request's bytes for column col of data chunk i, and in *avail
- * how many of them are in one piece. */
-static const uint8_t *
-source (const struct request *rq, const struct segment *s, unsigned i,
-        uint64_t col, uint64_t *avail)
-{
-  uint64_t pos = s->col.stripe * rq->stripe_bytes + i * rq->chunk + col;
-  const struct piece *p = rq->pieces;
-
-  while (p + 1 < rq->pieces + rq->npieces && pos >= p->offset + p->count)
-    p++;
-  *avail = p->offset + p->count - pos;
-  return p->buf ? p->buf + (pos - p->offset) : rq->a->zeros;
-}
-
-/* Zeroing: writing zeros (not resync, which writes no data). */
-static bool
-zeroing (const struct request *rq)
-{
-  return !rq->resync && rq->npieces == 1 && !rq->pieces[0].buf;
-}
-
-/* Data chunk i's column is all the request's, in one piece: written
- * from the request's buffer as it is. */
 static bool
 fully_written (const struct request *rq, const struct segment *s,
                unsigned i)
 {
-  uint64_t from, to, avail;
+  uint64_t from, to;
 
   if (!written (s, i))
     return false;
   covered (rq, s, i, &from, &to);
-  if (from != s->col.lo || to != s->col.hi)
-    return false;
-  source (rq, s, i, from, &avail);
-  return avail >= to - from;
+  return from == s->col.lo && to == s->col.hi;
+}
+
+/* The request's bytes for column col of data chunk i. */
+static const uint8_t *
+source (const struct request *rq, const struct segment *s, unsigned i,
+        uint64_t col)
+{
+  if (!rq->buf)
+    return rq->a->zeros;
+  return rq->buf + (s->col.stripe * rq->stripe_bytes + i * rq->chunk + col -
+                    rq->offset);
 }
 
 /* Copy the request's bytes over data chunk i's block. */
@@ -165,16 +116,10 @@ static void
 overlay (const struct request *rq, struct segment *s, unsigned i)
 {
   uint8_t *block = s->col.block[s->col.map.q_coef[i]];
-  uint64_t from, to, avail;
+  uint64_t from, to;
 
   covered (rq, s, i, &from, &to);
-  for (; from < to; from += avail) {
-    const uint8_t *bytes = source (rq, s, i, from, &avail);
-
-    if (avail > to - from)
-      avail = to - from;
-    memcpy (block + (from - s->col.lo), bytes, avail);
-  }
+  memcpy (block + (from - s->col.lo), source (rq, s, i, from), to - from);
 }
 
 static bool
@@ -251,7 +196,6 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
   struct raid_array *a = rq->a;
   unsigned k = a->geo.data_members, i, b;
   size_t w = s->col.hi - s->col.lo;
-  uint64_t avail;
   uint8_t **blk = s->col.block;
 
   if (s->mode == SEG_DEGRADED &&
@@ -266,7 +210,7 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
     if (s->mode == SEG_RMW)     /* take the old contents out of parity */
       parity_update (&a->code, w, b, blk[b], blk + k);
     if (s->mode != SEG_DEGRADED && fully_written (rq, s, i))
-      out[b] = source (rq, s, i, s->col.lo, &avail);
+      out[b] = source (rq, s, i, s->col.lo);
     else
       overlay (rq, s, i);
     if (s->mode == SEG_RMW)     /* and put the new ones in */
@@ -295,7 +239,7 @@ add_writes (const struct request *rq, struct segment *s,
 
   /* Zeroing whole stripes: zeros have zero parity, so deallocate the
    * stripe on every member instead of writing it. */
-  if (zeroing (rq) && s->first == 0 && s->last == k - 1 &&
+  if (!rq->buf && !rq->resync && s->first == 0 && s->last == k - 1 &&
       fully_written (rq, s, 0) && fully_written (rq, s, k - 1) &&
       w == g->chunk_bytes) {
     for (i = 0; i < g->members; i++)
@@ -484,65 +428,18 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
   return r;
 }
 
-/* A request of n contiguous pieces, in order. */
-static void
-request_init_pieces (struct request *rq, struct raid_array *a,
-                     const struct piece *pieces, size_t n)
-{
-  memset (rq, 0, sizeof *rq);
-  rq->a = a;
-  rq->pieces = pieces;
-  rq->npieces = n;
-  rq->offset = pieces[0].offset;
-  rq->count = pieces[n - 1].offset + pieces[n - 1].count - rq->offset;
-  rq->chunk = a->geo.chunk_bytes;
-  rq->stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
-  array_view (a, &rq->view);
-}
-
 static void
 request_init (struct request *rq, struct raid_array *a, const uint8_t *buf,
               uint64_t count, uint64_t offset)
 {
-  struct piece one = { offset, count, buf };
-
-  request_init_pieces (rq, a, &one, 1);
-  rq->one = one;
-  rq->pieces = &rq->one;
-}
-
-/* A write within one stripe, gathered with the others waiting for it
- * (write-gather.h). */
-static int
-gathered_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
-                uint64_t offset, uint64_t stripe)
-{
-  struct gathered me = {
-    .stripe = stripe, .offset = offset, .count = count, .buf = buf,
-  };
-  struct gathered *run[GATHER_MAX];
-  struct piece pieces[GATHER_MAX];
-  struct request rq;
-  size_t n, i;
-
-  gather_add (&a->gather, &me);
-  stripe_lock (&a->locks, stripe, stripe, true);
-  n = gather_take (&a->gather, &me, run);
-  if (n) {
-    for (i = 0; i < n; i++)
-      pieces[i] = (struct piece) { run[i]->offset, run[i]->count,
-                                   run[i]->buf };
-    request_init_pieces (&rq, a, pieces, n);
-    gather_done (&a->gather, run, n,
-                 run_stripes (&rq, stripe, stripe, cut_stripe) == 0 ? 0
-                 : errno ? errno : EIO);
-  }
-  stripe_unlock (&a->locks, stripe, stripe);
-  if (me.err) {
-    errno = me.err;
-    return -1;
-  }
-  return 0;
+  memset (rq, 0, sizeof *rq);
+  rq->a = a;
+  rq->buf = buf;
+  rq->count = count;
+  rq->offset = offset;
+  rq->chunk = a->geo.chunk_bytes;
+  rq->stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
+  array_view (a, &rq->view);
 }
 
 static int
@@ -555,8 +452,6 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   struct request rq;
   int r;
 
-  if (buf && first == last && count < stripe_bytes)
-    return gathered_write (a, buf, count, offset, first);
   stripe_lock (&a->locks, first, last, true);
   request_init (&rq, a, buf, count, offset);
   r = run_stripes (&rq, first, last, cut_stripe);
@@ -574,241 +469,6 @@ parity_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
   geometry_stripe_map (&a->geo, stripe, &map);
   *member = map.data_disk[unit % a->geo.data_members];
   *member_off = stripe * a->geo.chunk_bytes;
-}
-
-/* Rewrite the ranges that failed to read with what they should hold. */
-static int
-repair_ranges (struct raid_array *a, struct io_batch *bad,
-               const struct member_set *gone)
-{
-  struct io_batch fixes;
-  struct scratch scratch = { NULL, 0 };
-  uint8_t **bufs = calloc (bad->n ? bad->n : 1, sizeof *bufs);
-  size_t i;
-  int r = -1;
-
-  io_batch_init (&fixes);
-  if (!bufs)
-    goto out;
-  for (i = 0; i < bad->n; i++) {
-    const struct io_op *op = &bad->ops[i];
-    bufs[i] = malloc (op->len);
-    if (!bufs[i] ||
-        parity_reconstruct (a, op->member, op->off, op->len, gone, bufs[i],
-                            &scratch) ||
-        io_batch_add (&fixes, IO_WRITE, op->member, op->off, op->len,
-                      bufs[i]))
-      goto out;
-  }
-  array_run (a, &fixes);
-  r = array_settle_repairs (a, &fixes);
- out:
-  for (i = 0; bufs && i < bad->n; i++)
-    free (bufs[i]);
-  free (bufs);
-  scratch_free (&scratch);
-  io_batch_free (&fixes);
-  return r;
-}
-
-/* A piece of a read whose data member is gone: where it comes from in
- * which reconstructed column. */
-struct rebuilt_piece {
-  size_t column;
-  unsigned block;
-  uint64_t within;
-  uint64_t len;
-  uint8_t *buf;
-};
-
-struct degraded_read {
-  struct column *cols;
-  size_t ncols, cap_cols;
-  struct rebuilt_piece *pieces;
-  size_t npieces, cap_pieces;
-};
-
-static int
-grow (void **p, size_t *cap, size_t n, size_t size)
-{
-  void *np;
-
-  if (n < *cap)
-    return 0;
-  *cap = *cap ? 2 * *cap : 8;
-  np = realloc (*p, *cap * size);
-  if (!np) {
-    errno = ENOMEM;
-    return -1;
-  }
-  *p = np;
-  return 0;
-}
-
-/* Note a piece to reconstruct, widening its stripe's column to cover
- * it (the pieces of one stripe come one after another). */
-static int
-add_rebuilt_piece (struct raid_array *a, struct degraded_read *d,
-                   uint64_t stripe, unsigned block, uint64_t within,
-                   uint64_t len, uint8_t *buf)
-{
-  struct column *c = d->ncols ? &d->cols[d->ncols - 1] : NULL;
-
-  if (!c || c->stripe != stripe) {
-    if (grow ((void **) &d->cols, &d->cap_cols, d->ncols, sizeof *c))
-      return -1;
-    c = &d->cols[d->ncols++];
-    column_init (c, a, stripe, align_down (within), align_up (within + len));
-  }
-  c->lo = min64 (c->lo, align_down (within));
-  c->hi = max64 (c->hi, align_up (within + len));
-  if (grow ((void **) &d->pieces, &d->cap_pieces, d->npieces,
-            sizeof *d->pieces))
-    return -1;
-  d->pieces[d->npieces++] = (struct rebuilt_piece) {
-    d->ncols - 1, block, within, len, buf
-  };
-  return 0;
-}
-
-static void
-degraded_read_reset (struct degraded_read *d)
-{
-  size_t i;
-
-  for (i = 0; i < d->ncols; i++)
-    column_free (&d->cols[i]);
-  d->ncols = d->npieces = 0;
-}
-
-/* What a read may not use in a stripe, for bytes ending at end. */
-static void
-read_gone (const struct members_view *v, const struct member_set *bad,
-           uint64_t member_end, struct member_set *gone)
-{
-  unsigned i;
-
-  view_gone (v, member_end, gone);
-  for (i = 0; i < sizeof gone->bits / sizeof gone->bits[0]; i++)
-    gone->bits[i] |= bad->bits[i];
-}
-
-/* Plan a read: pieces on usable members are read directly, the others
- * are reconstructed from their stripe's column. */
-static int
-plan_read (struct raid_array *a, uint8_t *buf, uint64_t count,
-           uint64_t offset, const struct members_view *v,
-           const struct member_set *bad, struct io_batch *b,
-           struct degraded_read *d)
-{
-  const uint64_t C = a->geo.chunk_bytes;
-  const unsigned dm = a->geo.data_members;
-  bool want[RAID_MAX_MEMBERS + 2];
-  struct member_set gone;
-  struct stripe_map map;
-  uint64_t mapped = UINT64_MAX;
-  size_t i;
-  unsigned blk;
-
-  while (count > 0) {
-    uint64_t unit = offset / C, within = offset % C;
-    uint64_t len = min64 (C - within, count), stripe = unit / dm;
-    unsigned idx = unit % dm;
-
-    if (stripe != mapped) {
-      geometry_stripe_map (&a->geo, stripe, &map);
-      mapped = stripe;
-    }
-    read_gone (v, bad, stripe * C + within + len, &gone);
-    if (!member_set_has (&gone, map.data_disk[idx])) {
-      if (io_batch_add (b, IO_READ, map.data_disk[idx], stripe * C + within,
-                        len, buf))
-        return -1;
-    }
-    else if (add_rebuilt_piece (a, d, stripe, map.q_coef[idx], within, len,
-                                buf))
-      return -1;
-    buf += len;
-    offset += len;
-    count -= len;
-  }
-  for (blk = 0; blk < column_blocks (a); blk++)
-    want[blk] = true;
-  for (i = 0; i < d->ncols; i++) {
-    read_gone (v, bad, column_offset (a, &d->cols[i]) +
-               (d->cols[i].hi - d->cols[i].lo), &gone);
-    if (column_alloc (&d->cols[i], a, want) ||
-        column_add_reads (a, &d->cols[i], &gone, b))
-      return -1;
-  }
-  return 0;
-}
-
-static int
-parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
-             uint64_t offset)
-{
-  const uint64_t C = a->geo.chunk_bytes;
-  uint64_t first = offset / C, last = (offset + count - 1) / C;
-  struct member_set bad = { { 0 } }, repair = { { 0 } }, gone;
-  struct degraded_read d = { 0 };
-  struct members_view v;
-  struct io_batch b, failed;
-  size_t i;
-  unsigned m;
-  int r = -1;
-
-  io_batch_init (&b);
-  io_batch_init (&failed);
-  array_lock_units (a, first, last, false);
-  array_view (a, &v);
-  for (;;) {
-    io_batch_reset (&b);
-    degraded_read_reset (&d);
-    if (plan_read (a, buf, count, offset, &v, &bad, &b, &d))
-      goto out;
-    if (array_run (a, &b) == 0)
-      break;
-    for (i = 0; i < b.n; i++)
-      if (b.ops[i].err) {
-        array_read_failed (a, &b.ops[i], &bad, &repair);
-        if (member_set_has (&repair, b.ops[i].member) &&
-            io_batch_add (&failed, IO_READ, b.ops[i].member, b.ops[i].off,
-                          b.ops[i].len, NULL))
-          goto out;
-      }
-    read_gone (&v, &bad, UINT64_MAX, &gone);
-    if (!array_alive_without (a, &gone)) {
-      array_log (a, RAID_LOG_ERROR, "array %s: too many members failed to "
-                 "read; cannot reconstruct", a->name);
-      errno = EIO;
-      goto out;
-    }
-  }
-  for (i = 0; i < d.ncols; i++) {
-    read_gone (&v, &bad, column_offset (a, &d.cols[i]) +
-               (d.cols[i].hi - d.cols[i].lo), &gone);
-    if (column_recover (a, &d.cols[i], &gone))
-      goto out;
-  }
-  for (i = 0; i < d.npieces; i++) {
-    const struct rebuilt_piece *p = &d.pieces[i];
-    const struct column *c = &d.cols[p->column];
-    memcpy (p->buf, c->block[p->block] + (p->within - c->lo), p->len);
-  }
-  /* Rebuild the failed ranges from every member still fully usable. */
-  read_gone (&v, &bad, UINT64_MAX, &gone);
-  for (m = 0; m < v.nrec; m++)
-    member_set_add (&gone, v.rec[m]);
-  r = failed.n ? repair_ranges (a, &failed, &gone) : 0;
- out:
-  array_unlock_units (a, first, last);
-  degraded_read_reset (&d);
-  free (d.cols);
-  free (d.pieces);
-  io_batch_free (&b);
-  io_batch_free (&failed);
-  return r;
 }
 
 static uint64_t

@@ -15,21 +15,14 @@
 
 #include "stripe-column.h"
 
-#define ALIGN 4096ULL
 /* The survivors' buffers of one window together. */
 #define WINDOW_BYTES (32 * 1024 * 1024ULL)
-
-static uint64_t
-min64 (uint64_t a, uint64_t b)
-{
-  return a < b ? a : b;
-}
 
 /* Member bytes per window: an array of 258 members still gets 128K. */
 static uint64_t
 window_bytes (const struct raid_array *a)
 {
-  return WINDOW_BYTES / a->geo.members / ALIGN * ALIGN;
+  return WINDOW_BYTES / a->geo.members / COLUMN_ALIGN * COLUMN_ALIGN;
 }
 
 /* The blocks of stripe column c that recovering the blocks in gone
@@ -114,8 +107,8 @@ parity_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
                     uint8_t *out, struct scratch *scratch)
 {
   const unsigned members = a->geo.members;
-  const uint64_t lo = off / ALIGN * ALIGN;
-  const uint64_t end = (off + len + ALIGN - 1) / ALIGN * ALIGN;
+  const uint64_t lo = align_down (off);
+  const uint64_t end = align_up (off + len);
   /* Whole pages: m's blocks are rebuilt straight into out. */
   const bool in_place = off == lo && off + len == end;
   uint8_t *bufs[RAID_MAX_MEMBERS + 2], *mem;

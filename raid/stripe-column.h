@@ -11,6 +11,33 @@
 
 #include "array.h"
 
+/* Columns start and end on this boundary (O_DIRECT members). */
+#define COLUMN_ALIGN 4096ULL
+
+static inline uint64_t
+align_down (uint64_t x)
+{
+  return x / COLUMN_ALIGN * COLUMN_ALIGN;
+}
+
+static inline uint64_t
+align_up (uint64_t x)
+{
+  return (x + COLUMN_ALIGN - 1) / COLUMN_ALIGN * COLUMN_ALIGN;
+}
+
+static inline uint64_t
+min64 (uint64_t a, uint64_t b)
+{
+  return a < b ? a : b;
+}
+
+static inline uint64_t
+max64 (uint64_t a, uint64_t b)
+{
+  return a > b ? a : b;
+}
+
 struct column {
   uint64_t stripe;
   uint64_t lo, hi;              /* bytes within each chunk, 4K-aligned */
@@ -52,7 +79,10 @@ int column_recover (struct raid_array *a, struct column *c,
 /* Recompute P (and Q) from the data blocks. */
 void column_encode (struct raid_array *a, struct column *c);
 
-/* The parity family's reconstruct (rebuild-parity.c). */
+/* The parity family's read (read-parity.c) and reconstruct
+ * (rebuild-parity.c). */
+int parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
+                 uint64_t offset);
 int parity_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
                         uint64_t len, const struct member_set *gone,
                         uint8_t *out, struct scratch *scratch);
