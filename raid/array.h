@@ -121,6 +121,7 @@ struct raid_array {
   int in_sync;
   uint64_t writes_in_flight;
   uint64_t requests;            /* client reads and writes running */
+  unsigned read_turn;           /* copies: which copy reads next */
   uint64_t last_write_ms;
   bool started;                 /* raid_start ran: stop cleanly */
   bool auto_readd;

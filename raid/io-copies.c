@@ -52,15 +52,15 @@ place_usable (const struct raid_array *a, const struct members_view *v,
  * request is one read of one member where the layout allows (md reads
  * a request from one disk too; splitting it over the copies costs more
  * in hand-offs than it gains).  Otherwise the least loaded usable one;
- * ties rotate with the unit so concurrent requests spread over the
- * copies.  Units the initial sync has not reached are read from their
+ * ties go round with turn, one per request, so requests take the copies
+ * in turn.  Units the initial sync has not reached are read from their
  * first copy only, as md does, so two reads never disagree.  NULL if
  * no copy is usable. */
 static const struct place *
 pick_copy (const struct raid_array *a, const struct members_view *v,
            const struct member_set *bad, const struct place *places,
            unsigned n, uint64_t unit, uint64_t end_within,
-           const unsigned *load, const struct place *last)
+           const unsigned *load, const struct place *last, unsigned turn)
 {
   const struct place *best = NULL;
   unsigned i;
@@ -74,7 +74,7 @@ pick_copy (const struct raid_array *a, const struct members_view *v,
         place_usable (a, v, bad, &places[i], end_within))
       return &places[i];
   for (i = 0; i < n; i++) {
-    const struct place *p = &places[(unit + i) % n];
+    const struct place *p = &places[(turn + i) % n];
     if (place_usable (a, v, bad, p, end_within) &&
         (!best || load[p->disk] < load[best->disk]))
       best = p;
@@ -91,6 +91,7 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
   const struct raid_geometry *g = &a->geo;
   struct place places[RAID_MAX_MEMBERS], last;
   unsigned load[RAID_MAX_MEMBERS] = { 0 };
+  unsigned turn = __atomic_fetch_add (&a->read_turn, 1, __ATOMIC_RELAXED);
   bool started = false;
 
   while (count > 0) {
@@ -102,7 +103,7 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
     if (len > count)
       len = count;
     p = pick_copy (a, v, bad, places, n, unit, within + len, load,
-                   started ? &last : NULL);
+                   started ? &last : NULL, turn);
     if (!p) {
       array_log (a, RAID_LOG_ERROR, "array %s: no readable copy left of "
                  "array offset %" PRIu64, a->name, offset);
