@@ -1,4 +1,5 @@
-/* nbdraid: loading and checking the config file. */
+/* nbdraid: loading and checking the config file; rewriting it is in
+ * config-rewrite.c. */
 #include <config.h>
 
 #include <ctype.h>
@@ -113,10 +114,8 @@ resolve_path (struct parse_state *st, const char *path)
   return r;
 }
 
-/* Two spellings of one file ("d0.img", "./d0.img", a symlink) are the
- * same member. */
-static bool
-same_path (const char *a, const char *b)
+bool
+config_same_path (const char *a, const char *b)
 {
   char *ra = realpath (a, NULL), *rb = realpath (b, NULL);
   bool same = ra && rb ? strcmp (ra, rb) == 0 : strcmp (a, b) == 0;
@@ -133,7 +132,7 @@ path_listed (const struct raid_member_spec *specs, unsigned n,
   unsigned i;
 
   for (i = 0; i < n; i++)
-    if (same_path (specs[i].path, path))
+    if (config_same_path (specs[i].path, path))
       return true;
   return false;
 }
@@ -687,68 +686,6 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   return -1;
 }
 
-/* The file's lines, each with its newline. */
-static char **
-read_lines (const char *file, size_t *n)
-{
-  FILE *fp = fopen (file, "re");
-  char **lines = NULL, *line = NULL, **grown;
-  size_t len = 0;
-
-  *n = 0;
-  if (!fp)
-    return NULL;
-  while (getline (&line, &len, fp) != -1) {
-    grown = realloc (lines, (*n + 1) * sizeof *lines);
-    if (!grown)
-      break;
-    lines = grown;
-    lines[(*n)++] = line;
-    line = NULL;
-    len = 0;
-  }
-  free (line);
-  fclose (fp);
-  return lines;
-}
-
-/* Write lines[] to the config file through a temporary and rename. */
-static int
-write_lines (const char *file, char **lines, size_t n, char *err,
-             size_t errlen)
-{
-  char *tmp = NULL;
-  FILE *fp;
-  size_t i;
-
-  if (asprintf (&tmp, "%s.nbdraid-tmp", file) == -1 ||
-      !(fp = fopen (tmp, "we"))) {
-    snprintf (err, errlen, "%s: %s", file, strerror (errno));
-    free (tmp);
-    return -1;
-  }
-  for (i = 0; i < n; i++)
-    fputs (lines[i], fp);
-  if (fclose (fp) != 0 || rename (tmp, file) == -1) {
-    snprintf (err, errlen, "%s: %s", file, strerror (errno));
-    unlink (tmp);
-    free (tmp);
-    return -1;
-  }
-  free (tmp);
-  return 0;
-}
-
-static void
-free_lines (char **lines, size_t n)
-{
-  size_t i;
-
-  for (i = 0; i < n; i++)
-    free (lines[i]);
-  free (lines);
-}
-
 void
 raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
 {
@@ -763,109 +700,6 @@ raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
   else
     snprintf (buf, len, "/tmp/nbdraid-%u/%s.sock", (unsigned) geteuid (),
               cfg->name);
-}
-
-int
-raid_config_add_spare (const struct raid_config *cfg, const char *path,
-                       char *err, size_t errlen)
-{
-  size_t n = 0, at = 0;
-  char **lines = read_lines (cfg->file, &n), **grown, *line;
-  unsigned i;
-  int r = -1;
-
-  if (!lines || asprintf (&line, "spare = %s\n", path) == -1) {
-    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
-    goto out;
-  }
-  grown = realloc (lines, (n + 1) * sizeof *lines);
-  if (!grown) {
-    free (line);
-    snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
-    goto out;
-  }
-  lines = grown;
-  /* After the array's last device line: in its own [members] section
-   * when the file defines nested arrays too. */
-  for (i = 0; i < cfg->nmembers + cfg->nspares; i++) {
-    int l = i < cfg->nmembers ? cfg->members[i].line
-      : cfg->spares[i - cfg->nmembers].line;
-    if ((size_t) l > at && (size_t) l <= n)
-      at = (size_t) l;
-  }
-  if (at == 0)
-    at = n;
-  memmove (lines + at + 1, lines + at, (n - at) * sizeof *lines);
-  lines[at] = line;
-  n++;
-  r = write_lines (cfg->file, lines, n, err, errlen);
- out:
-  free_lines (lines, n);
-  return r;
-}
-
-/* Does this line of the file name path as a member or spare?  The file
- * may have changed since it was parsed, so match the text, not the
- * line number. */
-static bool
-line_names (const struct raid_config *cfg, const char *line,
-            const char *path)
-{
-  const char *p = line + strspn (line, " \t");
-  size_t keylen = strncmp (p, "member", 6) == 0 ? 6
-    : strncmp (p, "spare", 5) == 0 ? 5 : 0;
-  char *dir, *tok, *full = NULL;
-  bool same;
-
-  if (keylen == 0)
-    return false;
-  p += keylen;
-  p += strspn (p, " \t");
-  if (*p++ != '=')
-    return false;
-  p += strspn (p, " \t");
-  tok = strndup (p, strcspn (p, " \t\r\n#;"));
-  dir = strdup (cfg->file);
-  if (!tok || !dir)
-    same = false;
-  else if (tok[0] == '/' || member_spec_is_uri (tok))
-    same = same_path (tok, path);
-  else
-    same = asprintf (&full, "%s/%s", dirname (dir), tok) != -1 &&
-      same_path (full, path);
-  free (tok);
-  free (dir);
-  free (full);
-  return same;
-}
-
-int
-raid_config_drop_device (const struct raid_config *cfg, const char *path,
-                         char *err, size_t errlen)
-{
-  size_t n = 0, i;
-  char **lines = read_lines (cfg->file, &n), *commented;
-  int r = 0;
-
-  if (!lines) {
-    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
-    return -1;
-  }
-  for (i = 0; i < n && !line_names (cfg, lines[i], path); i++)
-    ;
-  if (i < n) {                  /* else not in the file: nothing to drop */
-    if (asprintf (&commented, "# removed by nbdraid: %s", lines[i]) == -1) {
-      snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
-      r = -1;
-    }
-    else {
-      free (lines[i]);
-      lines[i] = commented;
-      r = write_lines (cfg->file, lines, n, err, errlen);
-    }
-  }
-  free_lines (lines, n);
-  return r;
 }
 
 void
@@ -891,42 +725,6 @@ free_specs (struct raid_member_spec *specs, unsigned n)
     free (specs[i].controller);
   }
   free (specs);
-}
-
-int
-raid_config_reorder (struct raid_config *cfg, const unsigned *order,
-                     char *err, size_t errlen)
-{
-  struct raid_member_spec *specs = malloc (cfg->nmembers * sizeof *specs);
-  size_t nlines = 0, i;
-  char **lines = read_lines (cfg->file, &nlines), **reordered = NULL;
-  unsigned role;
-  int r = -1;
-
-  if (!specs || !lines || !(reordered = calloc (nlines, sizeof *reordered))) {
-    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
-    goto out;
-  }
-  /* Role r's line now says what member order[r]'s line said. */
-  for (i = 0; i < nlines; i++) {
-    reordered[i] = lines[i];
-    for (role = 0; role < cfg->nmembers; role++)
-      if ((size_t) cfg->members[role].line == i + 1)
-        reordered[i] = lines[cfg->members[order[role]].line - 1];
-  }
-  if (write_lines (cfg->file, reordered, nlines, err, errlen) == -1)
-    goto out;
-  for (role = 0; role < cfg->nmembers; role++) {
-    specs[role] = cfg->members[order[role]];
-    specs[role].line = cfg->members[role].line;
-  }
-  memcpy (cfg->members, specs, cfg->nmembers * sizeof *specs);
-  r = 0;
- out:
-  free_lines (lines, nlines);
-  free (reordered);
-  free (specs);
-  return r;
 }
 
 void

@@ -97,4 +97,8 @@ void raid_config_member_options (const struct raid_config *cfg,
 /* "128K", "1M", "4096": bytes, binary suffixes K M G T.  -1 if bad. */
 int raid_parse_size (const char *s, uint64_t *bytes);
 
+/* Two spellings of one file ("d0.img", "./d0.img", a symlink) are the
+ * same member. */
+bool config_same_path (const char *a, const char *b);
+
 #endif
