@@ -22,9 +22,10 @@ decode_slots (const struct parity_code *c)
 /* ISA-L's xor_gen and pq_gen give what ec_encode_data gives with the
  * P and Q rows, two to three times faster (isal.md), but only for two
  * data blocks or more, len a multiple of 32 and 32-byte aligned
- * buffers; other calls take the general route. */
+ * buffers.  Put the buffers of lists[0..n-1] in one array for them, or
+ * return false and let the call take the general route. */
 static bool
-xor_or_pq (size_t len, unsigned n, uint8_t *const *const *lists,
+raid_gen_args (size_t len, unsigned n, uint8_t *const *const *lists,
            const unsigned *counts, void **array)
 {
   unsigned l, i, v = 0;
@@ -191,7 +192,7 @@ parity_recover (struct parity_code *c, size_t len, const bool *present,
     const unsigned counts[] = { c->data, 1 };
     void *array[256 + 1];
 
-    if (xor_or_pq (len, 2, lists, counts, array) &&
+    if (raid_gen_args (len, 2, lists, counts, array) &&
         xor_gen ((int) c->data + 1, (int) len, array) == 0) {
       fence ();
       return 0;
@@ -209,7 +210,7 @@ parity_encode (const struct parity_code *c, size_t len,
   const unsigned counts[] = { c->data, c->parity };
   void *array[256 + 2];
 
-  if (c->data >= 2 && xor_or_pq (len, 2, lists, counts, array) &&
+  if (c->data >= 2 && raid_gen_args (len, 2, lists, counts, array) &&
       (c->parity == 1 ? xor_gen ((int) c->data + 1, (int) len, array)
        : pq_gen ((int) c->data + 2, (int) len, array)) == 0) {
     fence ();

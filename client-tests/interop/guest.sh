@@ -244,7 +244,11 @@ boot () {
     args+=(-netdev user,id=n0,net=10.0.2.0/24 -device virtio-net-pci,netdev=n0)
   fi
   (cd "$t/run" && find . | cpio -o -H newc --quiet) > "$t/run.cpio"
-  cat "$image/initrd.gz" "$t/run.cpio" > "$t/initrd"
+  # The kernel takes the appended archive only from a 4-byte boundary
+  # (zeros between archives are skipped); gzip's output ends anywhere.
+  local pad=$(( (4 - $(stat -c %s "$image/initrd.gz") % 4) % 4 ))
+  { cat "$image/initrd.gz"; head -c "$pad" /dev/zero; cat "$t/run.cpio"; } \
+    > "$t/initrd"
   rc=0
   timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
     ${extra[@]+"${extra[@]}"} < /dev/null > "$t/qemu.out" 2>&1 || rc=$?
