@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "raid.h"
+#include "test-array.h"
 
 #define OPS_PER_THREAD 150
 
@@ -81,9 +81,6 @@ static int
 run_case (const char *dir, const char *name, const char *array_keys,
           unsigned members)
 {
-  char conf[512], err[1024], path[512];
-  struct raid_create_options co = { 0 };
-  struct raid_options ao = { 0 };
   struct raid_config cfg;
   struct raid_array *a;
   struct worker w[2];
@@ -91,27 +88,11 @@ run_case (const char *dir, const char *name, const char *array_keys,
   uint8_t *model, *back;
   uint64_t size, covered = 0;
   unsigned i;
-  FILE *fp;
   int r = 1;
 
-  snprintf (conf, sizeof conf, "%s/%s.conf", dir, name);
-  fp = fopen (conf, "w");
-  fprintf (fp, "[array]\n%s[members]\n", array_keys);
-  for (i = 0; i < members; i++) {
-    snprintf (path, sizeof path, "%s/%s-%u.img", dir, name, i);
-    fclose (fopen (path, "w"));
-    if (truncate (path, 2 * 1024 * 1024) == -1)
-      return 1;
-    fprintf (fp, "member = %s\n", path);
-  }
-  fclose (fp);
-
-  if (raid_config_load (conf, &cfg, err, sizeof err) == -1 ||
-      raid_create (&cfg, &co, err, sizeof err) == -1 ||
-      !(a = raid_assemble (&cfg, &ao, err, sizeof err))) {
-    fprintf (stderr, "FAIL: %s: %s\n", name, err);
+  a = test_array (dir, name, array_keys, members, 2 * 1024 * 1024, &cfg);
+  if (!a)
     return 1;
-  }
   if (raid_start (a) == -1)
     goto out;
   size = raid_size (a);

@@ -17,8 +17,11 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "test-array.h"
 
 #define MEMBER_FILE_BYTES (8 * 1024 * 1024)
+/* The bitmap plays no part in what a rebuild writes. */
+#define NO_BITMAP "bitmap = none\n"
 
 static unsigned checks;
 
@@ -103,34 +106,16 @@ static int
 run_case (const char *dir, const char *name, const char *array_keys,
           unsigned members)
 {
-  char conf[512], err[1024], path[512];
-  struct raid_create_options co = { 0 };
-  struct raid_options ao = { 0 };
   struct raid_config cfg;
   struct raid_array *a;
   uint8_t *data;
   uint64_t size, i;
-  unsigned seed = members, m;
-  FILE *fp;
+  unsigned seed = members;
   int r = 1;
 
-  snprintf (conf, sizeof conf, "%s/%s.conf", dir, name);
-  fp = fopen (conf, "w");
-  fprintf (fp, "[array]\n%sbitmap = none\n[members]\n", array_keys);
-  for (m = 0; m < members; m++) {
-    snprintf (path, sizeof path, "%s/%s-%u.img", dir, name, m);
-    fclose (fopen (path, "w"));
-    if (truncate (path, MEMBER_FILE_BYTES) == -1)
-      return 1;
-    fprintf (fp, "member = %s\n", path);
-  }
-  fclose (fp);
-  if (raid_config_load (conf, &cfg, err, sizeof err) == -1 ||
-      raid_create (&cfg, &co, err, sizeof err) == -1 ||
-      !(a = raid_assemble (&cfg, &ao, err, sizeof err))) {
-    fprintf (stderr, "FAIL: %s: %s\n", name, err);
+  a = test_array (dir, name, array_keys, members, MEMBER_FILE_BYTES, &cfg);
+  if (!a)
     return 1;
-  }
   if (raid_start (a) == -1)
     goto out;
   size = raid_size (a);
@@ -161,12 +146,14 @@ main (void)
     perror ("mkdtemp");
     return 1;
   }
-  failed |= run_case (dir, "raid5-ls", "level = 5\nchunk = 16K\n", 4);
+  failed |= run_case (dir, "raid5-ls", "level = 5\nchunk = 16K\n"
+                      NO_BITMAP, 4);
   failed |= run_case (dir, "raid5-ra", "level = 5\nlayout = ra\n"
-                      "chunk = 64K\n", 5);
-  failed |= run_case (dir, "raid6-ls", "level = 6\nchunk = 4K\n", 6);
+                      "chunk = 64K\n" NO_BITMAP, 5);
+  failed |= run_case (dir, "raid6-ls", "level = 6\nchunk = 4K\n"
+                      NO_BITMAP, 6);
   failed |= run_case (dir, "raid6-la", "level = 6\nlayout = la\n"
-                      "chunk = 128K\n", 5);
+                      "chunk = 128K\n" NO_BITMAP, 5);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
