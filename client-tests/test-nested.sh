@@ -133,10 +133,20 @@ random_file "$T/data" "$size"
 nbdcopy --connections=4 --flush "$T/data" "$uri"
 
 # A member of each group fails: each takes a shared spare and rebuilds.
+"$NBDRAID" monitor "$conf" > "$T/monitor.out" 2>&1 &
+monitor_pid=$!
+cleanup_fn "kill $monitor_pid 2>/dev/null"
+wait_for 10 grep -q "^monitoring array top" "$T/monitor.out" ||
+  die "the monitor did not subscribe: $(cat "$T/monitor.out")"
 "$NBDRAID" fail "$conf" "$d/g0-d1.img" > /dev/null
 "$NBDRAID" fail "$conf" "$d/g1-d2.img" > /dev/null
 wait_status 60 "'shared_spares' not in j and all(a['working'] == 3 and \
 a['job']['kind'] == 'idle' for a in j['arrays'])"
+for g in "g0 $d/s0.img" "g1 $d/s1.img"; do
+  grep -qx "MoveSpare $g top" "$T/monitor.out" ||
+    die "no MoveSpare $g event: $(cat "$T/monitor.out")"
+done
+kill $monitor_pid
 status_is "[d['path'] for a in j['arrays'] for d in a['devices'] \
 if d['role'] >= 0] == ['$d/g0-d0.img', '$d/s0.img', '$d/g0-d2.img', \
 '$d/g1-d0.img', '$d/g1-d1.img', '$d/s1.img']" ||

@@ -2,7 +2,8 @@
 # nbdraid status (text and --json) shows the states during and after a
 # rebuild, and nbdraid monitor --program runs the program for Fail,
 # SpareActive and RebuildFinished, in that order, with the array and
-# member as mdadm --monitor does.
+# member as mdadm --monitor does; nbdraid wait returns when the rebuild
+# is over, and fails if the server dies first.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdcopy
@@ -47,7 +48,12 @@ status_is "j['state'].startswith('degraded') and j['devices'][3]['state'] == 're
   die "json during the rebuild: $(status_json)"
 
 "$NBDRAID" speed-limit "$conf" 50 0 > /dev/null
-wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 4"
+# nbdraid wait returns once the rebuild is over, as mdadm --wait does,
+# and at once when nothing runs.
+timeout 60 "$NBDRAID" wait "$conf" || die "nbdraid wait failed"
+status_is "j['job']['kind'] == 'idle' and j['working'] == 4" ||
+  die "nbdraid wait returned before the rebuild ended: $(status_json)"
+timeout 10 "$NBDRAID" wait "$conf" || die "nbdraid wait on an idle array"
 "$NBDRAID" status "$conf" > "$T/st2"
 grep -q "^test : active raid5 \[4/4\] \[UUUU\]" "$T/st2" || die "$(cat "$T/st2")"
 wait_for 10 grep -q '^SpareActive' "$T/events" || die "no SpareActive: $(cat "$T/events" 2>&1)"
@@ -57,5 +63,17 @@ order=$(grep -Eo '^(Fail|RebuildFinished|SpareActive)' "$T/events" | tr '\n' ' '
 [ "$order" = "Fail RebuildFinished SpareActive " ] || die "events: $(cat "$T/events")"
 grep -q "^Fail test nbd+unix:///?socket=$T/r5-3.sock " "$T/events" || die "$(cat "$T/events")"
 grep -q "^SpareActive test nbd+unix:///?socket=$T/r5-s0.sock\$" "$T/events" || die "$(cat "$T/events")"
+
+# A wait whose server dies fails, rather than report the job done.
+"$NBDRAID" speed-limit "$conf" 1 1 > /dev/null
+"$NBDRAID" check "$conf" > /dev/null
+"$NBDRAID" wait "$conf" 2> "$T/wait.err" &
+wait_pid=$!
+sleep 1
+kill -0 "$wait_pid" 2>/dev/null || die "nbdraid wait returned during a check"
+kill -9 "$server_pid"
+if wait "$wait_pid"; then die "nbdraid wait succeeded though the server died"; fi
+grep -q "the server closed the connection" "$T/wait.err" ||
+  die "nbdraid wait: $(cat "$T/wait.err")"
 stop_server
 echo "ok: status and monitor through a rebuild: $(tr '\n' ';' < "$T/events")"

@@ -48,8 +48,9 @@ void
 array_event (const struct raid_array *a, enum raid_event event, int member,
              const char *detail)
 {
-  const char *path = member >= 0 && a->slots[member].path
-    ? a->slots[member].path : "";
+  const struct raid_slot *s = member >= 0
+    ? array_slot ((struct raid_array *) a, (unsigned) member) : NULL;
+  const char *path = s && s->path ? s->path : "";
 
   if (a->event)
     a->event (a->log_opaque, event, a->name, path, detail ? detail : "");
@@ -131,24 +132,29 @@ exec_op (void *ctx, struct io_op *op)
  * served from memory); above it, member I/O goes in parallel. */
 #define INLINE_NS 20000
 /* Operations this quick are the CPU copying memory (page cache, tmpfs):
- * when the client's requests already keep every core busy, running
- * them in parallel only adds hand-offs.  Slower ones wait on a device
- * or the network, and overlap whatever the load. */
+ * when client requests and rebuild workers already keep every core
+ * busy, running them in parallel only adds hand-offs.  Slower ones wait
+ * on a device or the network, and overlap whatever the load. */
 #define CPU_BOUND_NS 200000
+
+unsigned
+array_cpus (void)
+{
+  static unsigned cpus;
+  unsigned n = __atomic_load_n (&cpus, __ATOMIC_RELAXED);
+
+  if (n == 0) {
+    long online = sysconf (_SC_NPROCESSORS_ONLN);
+    n = online < 1 ? 1 : (unsigned) online;
+    __atomic_store_n (&cpus, n, __ATOMIC_RELAXED);
+  }
+  return n;
+}
 
 static bool
 cores_busy (struct raid_array *a)
 {
-  static long cpus;
-  long n = __atomic_load_n (&cpus, __ATOMIC_RELAXED);
-
-  if (n == 0) {
-    n = sysconf (_SC_NPROCESSORS_ONLN);
-    if (n < 1)
-      n = 1;
-    __atomic_store_n (&cpus, n, __ATOMIC_RELAXED);
-  }
-  return __atomic_load_n (&a->requests, __ATOMIC_RELAXED) >= (uint64_t) n;
+  return __atomic_load_n (&a->busy, __ATOMIC_RELAXED) >= array_cpus ();
 }
 
 static bool
@@ -344,9 +350,9 @@ raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
   __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&a->requests, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&a->busy, 1, __ATOMIC_RELAXED);
   r = a->ops->read (a, buf, count, offset);
-  __atomic_sub_fetch (&a->requests, 1, __ATOMIC_RELAXED);
+  __atomic_sub_fetch (&a->busy, 1, __ATOMIC_RELAXED);
   return r;
 }
 
@@ -366,9 +372,9 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   last = a->ops->sync_unit_of (a, offset + count - 1);
   if (array_start_write (a, first, last) == -1)
     return -1;
-  __atomic_add_fetch (&a->requests, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&a->busy, 1, __ATOMIC_RELAXED);
   r = a->ops->write (a, buf, count, offset);
-  __atomic_sub_fetch (&a->requests, 1, __ATOMIC_RELAXED);
+  __atomic_sub_fetch (&a->busy, 1, __ATOMIC_RELAXED);
   if (r == 0 && fua)
     r = raid_flush (a);
   array_end_write (a, first, last);

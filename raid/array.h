@@ -90,10 +90,15 @@ struct raid_job {
   uint64_t work_bytes;          /* bytes actually resynced or rebuilt */
 };
 
-/* A rebuild's buffers, kept from one window to the next while it runs:
- * the window rebuilt, and the level's own (the other members'). */
+/* A rebuild's workers, a few per core and at most this many, take the
+ * pieces of a window in turn (job.c). */
+#define JOB_WORKERS_MAX 8
+
+/* What each worker keeps from one window to the next while a rebuild
+ * runs: the piece it rebuilds, and the level's own buffers (the other
+ * members'). */
 struct job_buffers {
-  struct scratch window, level;
+  struct scratch out[JOB_WORKERS_MAX], level[JOB_WORKERS_MAX];
 };
 
 struct raid_array {
@@ -120,7 +125,7 @@ struct raid_array {
    * say clean (dirty.c). */
   int in_sync;
   uint64_t writes_in_flight;
-  uint64_t requests;            /* client reads and writes running */
+  uint64_t busy;                /* client requests and rebuild workers */
   unsigned read_turn;           /* copies: which copy reads next */
   uint64_t last_write_ms;
   bool started;                 /* raid_start ran: stop cleanly */
@@ -151,6 +156,8 @@ struct raid_array {
  * above the rebuilt part) fails with ENODEV.  Returns the number of ops
  * that failed. */
 size_t array_run (struct raid_array *a, struct io_batch *b);
+/* Online processors. */
+unsigned array_cpus (void);
 
 static inline enum slot_state
 slot_state (const struct raid_slot *s)

@@ -255,30 +255,136 @@ window_needed (struct raid_array *a, uint64_t pos, uint64_t len)
 void
 job_buffers_free (struct job_buffers *b)
 {
-  scratch_free (&b->window);
-  scratch_free (&b->level);
+  unsigned i;
+
+  for (i = 0; i < JOB_WORKERS_MAX; i++) {
+    scratch_free (&b->out[i]);
+    scratch_free (&b->level[i]);
+  }
 }
 
-/* Rebuild [pos, pos+len) of the target: reconstruct it from the others
- * under the locks of every stripe or unit it holds there, write it,
- * move the front. */
+/* Reconstruct [off, off+len) of the target into worker i's buffer and
+ * write it there. */
+static int
+rebuild_piece (struct raid_array *a, const struct member_set *gone,
+               uint64_t off, uint64_t len, unsigned i)
+{
+  struct raid_slot *t = rebuild_target (a);
+  uint8_t *out = scratch_get (&a->job_buffers.out[i], len);
+  char why[160];
+
+  if (!out ||
+      a->ops->reconstruct (a, a->job.target, off, len, gone, out,
+                           &a->job_buffers.level[i]) == -1)
+    return -1;
+  if (t->io->ops->pwrite (t->io, out, len, t->data_offset_bytes + off) == -1) {
+    snprintf (why, sizeof why, "pwrite at %" PRIu64 " while rebuilding: %s",
+              t->data_offset_bytes + off, strerror (errno));
+    array_fail_member (a, a->job.kind == RAID_JOB_REPLACE
+                       ? a->geo.members + a->job.spare : a->job.target, why);
+    return -1;
+  }
+  return 0;
+}
+
+/* A quarter MiB of a member per piece: a window gives every worker
+ * several, so none waits long for the last one, and a piece's buffers
+ * stay in the caches from its reads to its write. */
+#define PIECE_BYTES (256 * 1024)
+/* What the workers' buffers may take together (each holds a piece of
+ * every member and the piece rebuilt). */
+#define WORKERS_BYTES (32 * 1024 * 1024)
+
+/* A window's pieces, taken in turn by the workers. */
+struct pieces {
+  struct raid_array *a;
+  const struct member_set *gone;
+  uint64_t pos, len, each;
+  uint64_t next;                /* offset of the next piece not taken */
+  const struct io_op *first;    /* worker i's op is first[i] */
+};
+
+static void
+rebuild_pieces (void *opaque, struct io_op *op)
+{
+  struct pieces *p = opaque;
+  unsigned i = (unsigned) (op - p->first);
+  uint64_t off;
+
+  __atomic_add_fetch (&p->a->busy, 1, __ATOMIC_RELAXED);
+  while ((off = __atomic_fetch_add (&p->next, p->each, __ATOMIC_RELAXED))
+         < p->len)
+    if (rebuild_piece (p->a, p->gone, p->pos + off,
+                       p->each < p->len - off ? p->each : p->len - off,
+                       i) == -1) {
+      op->err = errno ? errno : EIO;
+      break;
+    }
+  __atomic_sub_fetch (&p->a->busy, 1, __ATOMIC_RELAXED);
+}
+
+/* Workers for pieces of each bytes: several per core, so that while
+ * one waits for its reads or its write (a disk, the network, the
+ * target file's lock), another computes; within the memory bound. */
+static size_t
+worker_count (const struct raid_array *a, uint64_t each, uint64_t len)
+{
+  size_t n = 4 * array_cpus ();
+  uint64_t fit = WORKERS_BYTES / ((a->geo.members + 1) * each);
+
+  if (n > JOB_WORKERS_MAX)
+    n = JOB_WORKERS_MAX;
+  if (n > fit)
+    n = fit ? fit : 1;
+  if (n > (len + each - 1) / each)
+    n = (len + each - 1) / each;
+  return n;
+}
+
+/* Rebuild [pos, pos+len) with workers taking pieces of whole units in
+ * turn: a single thread would leave every other core idle while it
+ * waits for reads, computes and writes.  0, or -1 with errno set. */
+static int
+rebuild_in_pieces (struct raid_array *a, uint64_t pos, uint64_t len,
+                   const struct member_set *gone)
+{
+  const uint64_t U = a->geo.unit_bytes;
+  struct io_op ops[JOB_WORKERS_MAX];
+  struct pieces p = {
+    .a = a, .gone = gone, .pos = pos, .len = len, .first = ops,
+    .each = (PIECE_BYTES + U - 1) / U * U,
+  };
+  size_t n = worker_count (a, p.each, len), i;
+  int r = 0;
+
+  for (i = 0; i < n; i++)
+    ops[i] = (struct io_op) { .kind = IO_WRITE, .member = a->job.target };
+  iopool_run (a->pool, ops, n, rebuild_pieces, &p);
+  for (i = 0; i < n; i++)
+    if (ops[i].err) {
+      errno = ops[i].err;
+      r = -1;
+    }
+  return r;
+}
+
+/* Rebuild [pos, pos+len) of the target under the locks of every
+ * stripe or unit it holds there, then move the front. */
 static int
 rebuild_window (struct raid_array *a, uint64_t pos, uint64_t len)
 {
   const uint64_t U = a->geo.unit_bytes;
   struct raid_slot *t = rebuild_target (a);
-  struct job_buffers *jb = &a->job_buffers;
   struct { uint64_t *keys; size_t n; } k = { NULL, 0 };
   struct members_view v;
   struct member_set gone;
   unsigned *slots = NULL, m;
   size_t nslots, nkeys = (len + U - 1) / U;
-  uint8_t *buf = scratch_get (&jb->window, len);
   int r = -1;
 
   k.keys = malloc (nkeys * sizeof *k.keys);
   slots = malloc (nkeys * sizeof *slots);
-  if (!k.keys || !slots || !buf) {
+  if (!k.keys || !slots) {
     errno = ENOMEM;
     goto out;
   }
@@ -290,17 +396,7 @@ rebuild_window (struct raid_array *a, uint64_t pos, uint64_t len)
   for (m = 0; m < v.nrec; m++)
     member_set_add (&gone, v.rec[m]);
   member_set_add (&gone, a->job.target);
-  r = a->ops->reconstruct (a, a->job.target, pos, len, &gone, buf,
-                           &jb->level);
-  if (r == 0 &&
-      t->io->ops->pwrite (t->io, buf, len, t->data_offset_bytes + pos) == -1) {
-    char why[160];
-    snprintf (why, sizeof why, "pwrite at %" PRIu64 " while rebuilding: %s",
-              t->data_offset_bytes + pos, strerror (errno));
-    array_fail_member (a, a->job.kind == RAID_JOB_REPLACE
-                       ? a->geo.members + a->job.spare : a->job.target, why);
-    r = -1;
-  }
+  r = rebuild_in_pieces (a, pos, len, &gone);
   if (r == 0)
     __atomic_store_n (&t->front, pos + len, __ATOMIC_RELEASE);
   stripe_unlock_slots (&a->locks, slots, nslots);

@@ -5,7 +5,9 @@
  * reconstructed from the others, over the whole area (several of the
  * reconstruction's windows), and over ranges that start and end off a
  * page.  The model is the member file itself: what the array wrote
- * there is exactly what a rebuild must put back.
+ * there is exactly what a rebuild must put back.  Then one member is
+ * failed and recovered onto a spare through the background job, which
+ * must leave the spare equal to the member it replaced.
  */
 #include <config.h>
 
@@ -102,6 +104,74 @@ check_losses (const char *dir, const char *name, struct raid_array *a)
   return failed;
 }
 
+/* A spare file of the members' size, every byte 0xee: a byte the
+ * recovery fails to write shows. */
+static int
+garbage_spare (const char *path)
+{
+  static uint8_t block[64 * 1024];
+  uint64_t off;
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600), ok = fd != -1;
+
+  memset (block, 0xee, sizeof block);
+  for (off = 0; ok && off < MEMBER_FILE_BYTES; off += sizeof block)
+    ok = pwrite (fd, block, sizeof block, off) == sizeof block;
+  if (fd != -1)
+    close (fd);
+  return ok ? 0 : -1;
+}
+
+/* The whole path a lost member takes, through the job (its pieces and
+ * workers): fail member m, add a spare, step the recovery to its end;
+ * the spare must then hold exactly what m held. */
+static int
+check_recovery (const char *dir, const char *name, struct raid_array *a,
+                unsigned m)
+{
+  const uint64_t area = a->geo.member_bytes;
+  uint8_t *want = malloc (area), *got = malloc (area);
+  char path[512], role[16], err[256];
+  const struct raid_slot *s = &a->slots[m];
+  int r = -1, step = 1, fd = -1;
+
+  snprintf (path, sizeof path, "%s/%s-spare.img", dir, name);
+  snprintf (role, sizeof role, "%u", m);
+  if (!want || !got || member_truth (dir, name, a, m, 0, area, want) == -1 ||
+      garbage_spare (path) == -1) {
+    fprintf (stderr, "FAIL: %s: cannot set up the recovery\n", name);
+    goto out;
+  }
+  if (raid_admin_fail (a, role, false, err, sizeof err) == -1 ||
+      raid_admin_add (a, path, err, sizeof err) == -1) {
+    fprintf (stderr, "FAIL: %s: fail and add: %s\n", name, err);
+    goto out;
+  }
+  while (step == 1)
+    step = raid_job_step (a, RAID_JOB_STEP_MAX);
+  if (step == -1 || slot_state (s) != SLOT_ACTIVE ||
+      strcmp (s->path, path) != 0) {
+    fprintf (stderr, "FAIL: %s: the recovery of member %u did not end with "
+             "the spare in its place\n", name, m);
+    goto out;
+  }
+  fd = open (path, O_RDONLY);
+  if (fd == -1 || pread (fd, got, area, s->data_offset_bytes) != (ssize_t) area)
+    fprintf (stderr, "FAIL: %s: cannot read the spare back\n", name);
+  else if (memcmp (got, want, area) != 0)
+    fprintf (stderr, "FAIL: %s: the spare's bytes differ from member %u's\n",
+             name, m);
+  else {
+    checks++;
+    r = 0;
+  }
+ out:
+  if (fd != -1)
+    close (fd);
+  free (want);
+  free (got);
+  return r;
+}
+
 static int
 run_case (const char *dir, const char *name, const char *array_keys,
           unsigned members)
@@ -125,10 +195,12 @@ run_case (const char *dir, const char *name, const char *array_keys,
   if (raid_write (a, data, size, 0, false) == -1 || raid_flush (a) == -1)
     fprintf (stderr, "FAIL: %s: filling the array failed\n", name);
   else
-    r = check_losses (dir, name, a);
+    r = check_losses (dir, name, a) ||
+      check_recovery (dir, name, a, members - 2);
   free (data);
   if (r == 0)
-    printf ("ok: %s, every loss rebuilds each member's bytes\n", name);
+    printf ("ok: %s, every loss rebuilds each member's bytes, a spare "
+            "recovers one\n", name);
  out:
   raid_close (a);
   raid_config_free (&cfg);

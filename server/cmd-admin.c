@@ -4,7 +4,7 @@
  *   nbdraid fail CONFIG MEMBER [--force]     nbdraid remove CONFIG MEMBER
  *   nbdraid add CONFIG PATH                  nbdraid replace CONFIG MEMBER [--with PATH]
  *   nbdraid check|repair|idle CONFIG         nbdraid speed-limit CONFIG [MIN MAX]
- *   nbdraid monitor CONFIG [--program CMD]
+ *   nbdraid monitor CONFIG [--program CMD]  nbdraid wait CONFIG
  *
  * CONFIG may be replaced by --socket PATH.
  */

@@ -3,7 +3,8 @@
  * A request is one line of tab-separated words: the verb, then its
  * arguments.  The answer is "OK" and the output, or "ERR <reason>", and
  * the server closes the connection, except for monitor, which stays
- * open and gets one EVENT line per event.
+ * open and gets one EVENT line per event, and wait, answered only once
+ * no job runs.
  */
 #include <config.h>
 
@@ -394,10 +395,14 @@ control_command (struct control *c, struct raid_array *a,
     control_subscribe (c, cl);
     keep = true;
   }
+  else if (strcmp (w[0], "wait") == 0 && n == 1) {
+    control_wait (c, cl);
+    keep = true;
+  }
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
              "fail, remove, add, re-add, replace, check, repair, idle, "
-             "speed-limit, monitor; --array NAME for a nested array)\n",
+             "speed-limit, monitor, wait; --array NAME for a nested array)\n",
              w[0]);
   fclose (fp);
   return keep;

@@ -27,6 +27,7 @@ struct control_client {
   char buf[MAX_REQUEST];
   size_t len;
   bool monitor;
+  bool waiter;                  /* answered when no job runs */
   struct control_client *next;
 };
 
@@ -136,6 +137,28 @@ control_subscribe (struct control *c, struct control_client *cl)
   cl->monitor = true;
 }
 
+void
+control_wait (struct control *c, struct control_client *cl)
+{
+  cl->waiter = true;
+  control_kick (c);             /* its step says at once if all is idle */
+}
+
+/* Nothing runs: answer every wait. */
+static void
+release_waiters (struct control *c)
+{
+  struct control_client *cl, *next;
+
+  for (cl = c->clients; cl; cl = next) {
+    next = cl->next;
+    if (cl->waiter) {
+      send (cl->fd, "OK\n", 3, MSG_DONTWAIT | MSG_NOSIGNAL);
+      close_client (c, cl);
+    }
+  }
+}
+
 /* One event line to every monitor: EVENT NAME ARRAY MEMBER DETAIL. */
 static void
 broadcast (struct control *c, const struct pending *p)
@@ -213,6 +236,8 @@ job_cb (struct ev_loop *loop, ev_timer *w, int revents)
   if (budget > RAID_JOB_STEP_MAX)
     budget = RAID_JOB_STEP_MAX;
   r = raid_job_step (c->a, budget);
+  if (r == 0)
+    release_waiters (c);
   took = ev_time () - now;
   ev_timer_set (w, r != 1 ? 0.25
                 : rate && (double) budget / rate > took
@@ -283,7 +308,7 @@ client_cb (struct ev_loop *loop, ev_io *w, int revents)
     close_client (c, cl);
     return;
   }
-  if (cl->monitor)              /* monitors only listen */
+  if (cl->monitor || cl->waiter)        /* they only listen */
     return;
   cl->len += (size_t) n;
   cl->buf[cl->len] = '\0';

@@ -34,6 +34,8 @@ void control_free (struct control *c);
 /* What control-commands.c needs of the loop. */
 struct control_client;
 void control_subscribe (struct control *c, struct control_client *cl);
+/* Answer cl "OK" once no resync, recovery or check runs. */
+void control_wait (struct control *c, struct control_client *cl);
 void control_speed (struct control *c, uint64_t *min, uint64_t *max);
 void control_set_speed (struct control *c, uint64_t min, uint64_t max);
 /* Progress speed of the current job, bytes per second (0: unknown). */

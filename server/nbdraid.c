@@ -29,6 +29,7 @@ static const struct {
   { "idle", cmd_admin, "idle CONFIG" },
   { "speed-limit", cmd_admin, "speed-limit CONFIG [MIN MAX]  (MB/s)" },
   { "monitor", cmd_admin, "monitor CONFIG [--program CMD]" },
+  { "wait", cmd_admin, "wait CONFIG" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,6 +1,6 @@
 """Rebuild throughput: a RAID6 loses a member and a spare is added;
-timed from `nbdraid add` until `nbdraid status --json` shows every
-role working and no job.  Once idle, once under a random-read client.
+timed from `nbdraid add` until `nbdraid wait` returns (every role
+then working).  Once idle, once under a random-read client.
 speed-min is lifted for both: md's throttle would otherwise hold the
 rebuild at 10 MB/s under load, and for the first second after the
 prefill too, hiding what the engine can do.  Ceiling: fio writing one member file directly.
@@ -8,7 +8,7 @@ Spares and the ceiling's file are written once before they are timed,
 as a disk's blocks exist before a rebuild: on a VM that hands freed
 memory back to its host, the first touch of a tmpfs page costs a host
 page fault, which made both figures swing 5x from run to run.  Members
-are 1 GiB, so a rebuild takes long enough to time by polling.  Kernel:
+are 1 GiB, so a rebuild takes long enough to time.  Kernel:
 `btrfs replace` of a lost device, idle only, its rate counted over the
 bytes btrfs had allocated on it (btrfs copies only those; nbdraid
 rebuilds the whole member)."""
