@@ -341,18 +341,18 @@ worker_count (const struct raid_array *a, uint64_t each, uint64_t len)
   return n;
 }
 
-/* Rebuild [pos, pos+len) with workers taking pieces of whole units in
- * turn: a single thread would leave every other core idle while it
- * waits for reads, computes and writes.  0, or -1 with errno set. */
+/* Rebuild [pos, pos+len) with workers taking pieces in turn: a single
+ * thread would leave every other core idle while it waits for reads,
+ * computes and writes.  (The window's locks cover every piece; a piece
+ * need not be whole stripes.)  0, or -1 with errno set. */
 static int
 rebuild_in_pieces (struct raid_array *a, uint64_t pos, uint64_t len,
                    const struct member_set *gone)
 {
-  const uint64_t U = a->geo.unit_bytes;
   struct io_op ops[JOB_WORKERS_MAX];
   struct pieces p = {
     .a = a, .gone = gone, .pos = pos, .len = len, .first = ops,
-    .each = (PIECE_BYTES + U - 1) / U * U,
+    .each = PIECE_BYTES,
   };
   size_t n = worker_count (a, p.each, len), i;
   int r = 0;
