@@ -98,7 +98,9 @@ def header(args, scratch, started, load_before, elapsed, btrfs_why):
         "UNIX socket) on the transport ceiling (`nbdkit file`, one file of "
         "the array's size) and on the kernel peer (btrfs with the same "
         "profile on loop devices, one big file served by `nbdkit file "
-        "cache=none`), on the same filesystem, in the same session.  "
+        "cache=none`), on the same filesystem, in the same session; "
+        "nbdraid and the ceiling take turns on each job (nbdraid, "
+        "ceiling, ceiling, nbdraid; each the mean of its two runs).  "
         "`x peer` is nbdraid / peer: above 1 nbdraid is faster, except "
         "for latency (us) and memory (KiB), where below 1 is better.", "",
         ""])

@@ -41,6 +41,14 @@ class Result:
     p99_us: float
 
 
+def mean(results):
+    """The mean of several runs of one job."""
+    n = len(results)
+    return Result(sum(r.mb_per_s for r in results) / n,
+                  sum(r.iops for r in results) / n,
+                  sum(r.p99_us for r in results) / n)
+
+
 def _args(job, region_bytes):
     per_job = region_bytes // job.numjobs // (1 << 20) << 20
     args = [f"--name={job.rw}", f"--rw={job.rw}", f"--bs={job.bs}",

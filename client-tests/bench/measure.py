@@ -1,9 +1,13 @@
 """Run jobs on an nbdraid array and the same jobs on both peers, and
 turn the figures into rows.
 
-Peer figures are cached for the session: a peer of the same shape
+nbdraid and the transport ceiling take turns on each job (nbdraid,
+ceiling, ceiling, nbdraid; each side the mean of its two runs): this
+VM's memory bandwidth drifts from minute to minute, and measuring one
+side minutes after the other moved single ratios by 15%.  The kernel
+peer's figures are cached for the session: a btrfs of the same shape
 running the same job is measured once (the chunk sweep's six arrays
-share one btrfs raid6 and one ceiling file).  A peer that cannot be
+share one btrfs raid6).  A peer that cannot be
 set up gives a note in its rows instead of stopping the run; nbdraid
 failing stops its section, since nbdraid is what is measured.
 """
@@ -77,6 +81,25 @@ def nbdraid_jobs(ctx, array, jobs, region):
     return {job: ctx.fio(job, array.uri, region, "nbdraid") for job in jobs}
 
 
+def interleaved_jobs(ctx, array, jobs, region):
+    """({job: nbdraid's result}, {job: the ceiling's}), measured in
+    turns: nbdraid, ceiling, ceiling, nbdraid (a drift that is linear
+    over the four runs cancels out of the ratio)."""
+    with cleanup.Scope() as scope:
+        d = ctx.scratch(scope, "ceiling")
+        ceiling = peers.Ceiling(scope, d, array.array_bytes())
+        ctx.prefill(array.uri, region)
+        ctx.prefill(ceiling.uri, region)
+        mine, theirs = {}, {}
+        for job in jobs:
+            runs = [ctx.fio(job, uri, region, tag) for uri, tag in (
+                (array.uri, "nbdraid"), (ceiling.uri, "ceiling"),
+                (ceiling.uri, "ceiling"), (array.uri, "nbdraid"))]
+            mine[job] = fio.mean([runs[0], runs[3]])
+            theirs[job] = fio.mean([runs[1], runs[2]])
+    return mine, theirs
+
+
 # Cache keys name the shape, not the exact size: arrays that differ
 # only in chunk size differ by a few rounding KiB, and the files are
 # sparse, so only the region fio touches costs anything.
@@ -125,13 +148,12 @@ def peer_failed(ctx, name, error):
 
 
 def compare(ctx, section, case, spec, array, jobs, region, note=""):
-    """Run JOBS on the served ARRAY, then on both peers; add the rows.
-    The array is stopped before the peers run, so they do not share
-    the CPU with an idle nbdraid either."""
+    """Run JOBS on the served ARRAY and the ceiling in turns, then on
+    the kernel peer; add the rows.  The array is stopped before btrfs
+    runs, so btrfs does not share the CPU with an idle nbdraid."""
     array_bytes = array.array_bytes()
-    mine = nbdraid_jobs(ctx, array, jobs, region)
+    mine, ceiling = interleaved_jobs(ctx, array, jobs, region)
     array.stop()
-    ceiling = ceiling_jobs(ctx, spec, array_bytes, jobs, region)
     kernel = kernel_jobs(ctx, spec, array_bytes, jobs, region)
     for job in jobs:
         add_rows(ctx, section, case, job, mine[job], ceiling[job],
