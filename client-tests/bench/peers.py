@@ -154,6 +154,11 @@ class Btrfs:
         self.replacements += 1
         dev = self._loop(os.path.join(self.dir, f"r{self.replacements}.img"))
         self.loops.append(dev)
+        # Straight after a degraded mount, the replace's scrub failed to
+        # set a block group read-only (ENOSPC, Linux 6.18) 2 runs in 3;
+        # committing the mount's transaction first let it start.
+        command.run(["btrfs", "filesystem", "sync", self.mnt],
+                    timeout=BTRFS_TIMEOUT_S)
         t0 = time.monotonic()
         command.run(["btrfs", "replace", "start", "-B", "-f", str(devid), dev,
                      self.mnt], timeout=REPLACE_TIMEOUT_S)
