@@ -43,6 +43,9 @@ trap _run_cleanups EXIT INT TERM
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/nbdraid-test.XXXXXX")
 cleanup_fn "rm -rf '$T'"
+# nbdkit -U - makes its socket directory under $TMPDIR and leaves it
+# behind when the plugin refuses to start: keep such leftovers in $T.
+export TMPDIR=$T
 
 # Poll for a condition (a command) for up to $1 seconds.
 wait_for () {
