@@ -43,9 +43,6 @@ trap _run_cleanups EXIT INT TERM
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/nbdraid-test.XXXXXX")
 cleanup_fn "rm -rf '$T'"
-# nbdkit -U - makes its socket directory under $TMPDIR and leaves it
-# behind when the plugin refuses to start: keep such leftovers in $T.
-export TMPDIR=$T
 
 # Poll for a condition (a command) for up to $1 seconds.
 wait_for () {
@@ -87,6 +84,13 @@ write_config () {
     echo "[members]"
     for m in "$@"; do echo "member = $m"; done
   } > "$file"
+}
+
+# A socket path of its own in $T, for nbdkit -U in place of -U -: with
+# -U -, nbdkit 1.32 makes /tmp/nbdkitXXXXXX and leaves it behind when
+# the plugin refuses to start, which these tests make it do.
+new_socket () {
+  mktemp -u "$T/nbdkit.XXXXXX"
 }
 
 # start_server CONFIG [plugin params...]: serve on $T/sock; sets $uri.

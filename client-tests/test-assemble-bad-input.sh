@@ -18,7 +18,7 @@ expect_refusal () {
   local what=$1 want=$2 before out
   shift 2
   before=$(snapshot)
-  if out=$(nbdkit -U - "$PLUGIN" "$d/x.conf" "$@" --run true 2>&1); then
+  if out=$(nbdkit -U "$(new_socket)" "$PLUGIN" "$d/x.conf" "$@" --run true 2>&1); then
     die "$what: nbdkit served it"
   fi
   out=$(printf '%s\n' "$out" | grep 'error:') || die "$what: no error: $out"
@@ -59,7 +59,7 @@ rm "$d/blank.img"
 # writes leaves that), as md and mdadm take it; two behind is stale.
 variant ""
 $SBEDIT "$d/d2.img" 200 Q 0
-nbdkit -U - "$PLUGIN" "$d/x.conf" readonly=true --run 'nbdinfo "$uri"' \
+nbdkit -U "$(new_socket)" "$PLUGIN" "$d/x.conf" readonly=true --run 'nbdinfo "$uri"' \
   > "$T/one-behind.out" 2>&1 ||
   die "one event behind refused: $(cat "$T/one-behind.out")"
 grep -q stale "$T/one-behind.out" && die "one event behind called stale"

@@ -50,7 +50,7 @@ for c in "${cases[@]}"; do
   restore
   $SBEDIT "$d/d2.img" "$off" "$fmt" "$value" ${flag:+"$flag"}
   before=$(sha256sum "$d"/d{0,1,2}.img)
-  if out=$(nbdkit -U - "$PLUGIN" "$conf" --run true 2>&1); then
+  if out=$(nbdkit -U "$(new_socket)" "$PLUGIN" "$conf" --run true 2>&1); then
     die "$field: started with a corrupt superblock"
   fi
   grep -qF "$d/d2.img (bad md superblock: $expect" <<< "$out" ||
@@ -77,7 +77,7 @@ for c in "${bitmap_cases[@]}"; do
     $SBEDIT "$d/d$i.img" "$off" "$fmt" "$value" --bitmap
   done
   before=$(sha256sum "$d"/d{0,1,2}.img)
-  out=$(nbdkit -r -U - "$PLUGIN" "$conf" --run true 2>&1) ||
+  out=$(nbdkit -r -U "$(new_socket)" "$PLUGIN" "$conf" --run true 2>&1) ||
     die "$field: did not start read-only: $out"
   grep -qE "the bitmap on $d/d[012].img is not usable: $expect.*not trusting it" <<< "$out" ||
     die "$field: expected '$expect', got: $out"

@@ -28,7 +28,7 @@ check_members_hold "$T/data"
 echo "ok: RAID1 over TLS members"
 
 write_config "$T/b.conf" 1 - - "nbd+unix:///?socket=$T/tls0.sock" "$(tls_uri 1)"
-if out=$(nbdkit -U - "$PLUGIN" "$T/b.conf" --run true 2>&1); then
+if out=$(nbdkit -U "$(new_socket)" "$PLUGIN" "$T/b.conf" --run true 2>&1); then
   die "a plaintext connection to a TLS member was accepted"
 fi
 grep -q "1 member is missing: nbd+unix:///?socket=$T/tls0.sock (.*TLS" <<< "$out" ||

@@ -74,7 +74,7 @@ echo "ok: host 3 back after a long outage: auto-readd rebuilt $rebuilt of $membe
 
 # Unreachable at assembly: a clear error after the connect timeout.
 link_down 4
-if out=$(on_host 0 nbdkit -U - "$PLUGIN" "$conf" --run true 2>&1); then
+if out=$(on_host 0 nbdkit -U "$(new_socket)" "$PLUGIN" "$conf" --run true 2>&1); then
   die "started with host 4 unreachable"
 fi
 grep -q "1 member is missing: ${uris[3]} (${uris[3]}: connect timed out after 2 s)" <<< "$out" ||
@@ -88,7 +88,7 @@ kill_member disk3
 truncate -s 8M "$T/small.img"
 dd if="$T/m/d3.img" of="$T/small.img" bs=1M count=8 conv=notrunc status=none
 serve_on_host disk3 4 "$T/small.img"
-if out=$(on_host 0 nbdkit -U - "$PLUGIN" "$conf" --run true 2>&1); then
+if out=$(on_host 0 nbdkit -U "$(new_socket)" "$PLUGIN" "$conf" --run true 2>&1); then
   die "started with a short member: $out"
 fi
 # Refused by the superblock check (its data area ends past the member)
