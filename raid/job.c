@@ -318,6 +318,8 @@ rebuild_pieces (void *opaque, struct io_op *op)
                        p->each < p->len - off ? p->each : p->len - off,
                        i) == -1) {
       op->err = errno ? errno : EIO;
+      /* The window has failed: leave the others no piece to start. */
+      __atomic_store_n (&p->next, p->len, __ATOMIC_RELAXED);
       break;
     }
   __atomic_sub_fetch (&p->a->busy, 1, __ATOMIC_RELAXED);
