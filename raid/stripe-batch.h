@@ -31,6 +31,7 @@ struct batch_stripe;
 struct stripe_batches {
   pthread_mutex_t lock;
   struct batch_stripe *busy;    /* stripes being updated */
+  unsigned queued;              /* writes waiting for an update */
   uint64_t joined;              /* writes carried by another's update */
 };
 
