@@ -30,7 +30,6 @@ stripe_batches_init (struct stripe_batches *b)
 {
   pthread_mutex_init (&b->lock, NULL);
   b->busy = NULL;
-  b->queued = 0;
   b->joined = 0;
 }
 
@@ -121,7 +120,6 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
   else
     st->head = &me;
   st->tail = &me;
-  b->queued++;
   pthread_cond_init (&me.cond, NULL);
   while (me.state == WAITING)
     pthread_cond_wait (&me.cond, &b->lock);
@@ -135,7 +133,6 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
   /* Leading: the queue's head is this write. */
   n = take_batch (st, batch);
   assert (n >= 1 && batch[0] == &me);
-  b->queued -= n;
   b->joined += n - 1;
   pthread_mutex_unlock (&b->lock);
   for (i = 0; i < n; i++)

@@ -31,7 +31,6 @@ struct batch_stripe;
 struct stripe_batches {
   pthread_mutex_t lock;
   struct batch_stripe *busy;    /* stripes being updated */
-  unsigned queued;              /* writes waiting for an update */
   uint64_t joined;              /* writes carried by another's update */
 };
 
