@@ -12,6 +12,7 @@
 #include "member-set.h"
 #include "parity.h"
 #include "scratch.h"
+#include "stripe-batch.h"
 #include "stripe-lock.h"
 #include "superblock.h"
 
@@ -143,6 +144,7 @@ struct raid_array {
   uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
   struct stripe_locks locks;
+  struct stripe_batches batches;        /* parity levels' writes */
   struct parity_code code;
   const uint8_t *zeros;         /* unit_bytes of zeros, read-only */
   uint64_t client_bytes;        /* client I/O so far, for rate limits */

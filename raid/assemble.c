@@ -556,6 +556,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     return NULL;
   }
   stripe_locks_init (&a->locks);
+  stripe_batches_init (&a->batches);
   pthread_mutex_init (&a->sb_lock, NULL);
   a->replacing = -1;
   a->geo.members = cfg->nmembers;
@@ -660,6 +661,7 @@ raid_close (struct raid_array *a)
   if (a->zeros)
     munmap ((void *) a->zeros, a->geo.unit_bytes);
   stripe_locks_destroy (&a->locks);
+  stripe_batches_destroy (&a->batches);
   pthread_mutex_destroy (&a->sb_lock);
   parity_free (&a->code);
   bitmap_free (&a->bitmap);

@@ -10,6 +10,9 @@
  * segment with a member gone is degraded: it reads every block left,
  * reconstructs the missing ones, and writes what survives.
  *
+ * A request is a list of pieces: one client write, or the writes to one
+ * stripe gathered while it was busy (stripe-batch.h).
+ *
  * Segments are handled in windows: one parallel batch of every read in
  * the window, the parity arithmetic, one parallel batch of every write.
  * A read that fails puts its member aside for the request, the window
@@ -34,8 +37,8 @@ enum seg_mode { SEG_RCW, SEG_RMW, SEG_DEGRADED };
 
 struct segment {
   struct column col;
-  unsigned first, last;         /* data indices written in all of the
-                                 * column; first > last: none (resync) */
+  struct member_set written;    /* data indices the pieces write in the
+                                 * column; none for a resync */
   enum seg_mode mode;
   struct member_set gone;       /* members not to read for this column */
 };
@@ -43,8 +46,8 @@ struct segment {
 /* One request, as its segments see it. */
 struct request {
   struct raid_array *a;
-  const uint8_t *buf;           /* NULL: zeros */
-  uint64_t offset, count;
+  const struct stripe_piece *piece;     /* disjoint */
+  unsigned npieces;
   uint64_t chunk, stripe_bytes;
   bool resync;                  /* recompute parity, write no data */
   struct members_view view;     /* members in use, taken under the locks */
@@ -70,56 +73,81 @@ parity_lock_key (const struct raid_array *a, uint64_t unit)
   return unit / a->geo.data_members;
 }
 
-/* The columns of data chunk i in segment s that the request writes. */
+static uint64_t
+chunk_start (const struct request *rq, uint64_t stripe, unsigned i)
+{
+  return stripe * rq->stripe_bytes + i * rq->chunk;
+}
+
+/* The columns [*from, *to) of data chunk i of stripe `stripe`, within
+ * [lo, hi), that piece p writes; none when *from >= *to. */
 static void
-covered (const struct request *rq, const struct segment *s, unsigned i,
+covered (const struct request *rq, uint64_t stripe, unsigned i,
+         uint64_t lo, uint64_t hi, const struct stripe_piece *p,
          uint64_t *from, uint64_t *to)
 {
-  uint64_t chunk_start = s->col.stripe * rq->stripe_bytes + i * rq->chunk;
+  uint64_t start = chunk_start (rq, stripe, i), end = p->offset + p->count;
 
-  *from = max64 (s->col.lo, rq->offset > chunk_start
-                 ? rq->offset - chunk_start : 0);
-  *to = min64 (s->col.hi, rq->offset + rq->count - chunk_start);
+  *from = max64 (lo, p->offset > start ? p->offset - start : 0);
+  *to = end > start ? min64 (hi, end - start) : 0;
 }
 
 static bool
 written (const struct segment *s, unsigned i)
 {
-  return i >= s->first && i <= s->last;
+  return member_set_has (&s->written, i);
+}
+
+/* The piece that writes all of data chunk i in segment s, or NULL. */
+static const struct stripe_piece *
+whole_piece (const struct request *rq, const struct segment *s, unsigned i)
+{
+  uint64_t from, to;
+  unsigned p;
+
+  if (!written (s, i))
+    return NULL;
+  for (p = 0; p < rq->npieces; p++) {
+    covered (rq, s->col.stripe, i, s->col.lo, s->col.hi, &rq->piece[p],
+             &from, &to);
+    if (from == s->col.lo && to == s->col.hi)
+      return &rq->piece[p];
+  }
+  return NULL;
 }
 
 static bool
 fully_written (const struct request *rq, const struct segment *s,
                unsigned i)
 {
-  uint64_t from, to;
-
-  if (!written (s, i))
-    return false;
-  covered (rq, s, i, &from, &to);
-  return from == s->col.lo && to == s->col.hi;
+  return whole_piece (rq, s, i) != NULL;
 }
 
-/* The request's bytes for column col of data chunk i. */
+/* Piece p's bytes for column col of data chunk i. */
 static const uint8_t *
 source (const struct request *rq, const struct segment *s, unsigned i,
-        uint64_t col)
+        const struct stripe_piece *p, uint64_t col)
 {
-  if (!rq->buf)
+  if (!p->buf)
     return rq->a->zeros;
-  return rq->buf + (s->col.stripe * rq->stripe_bytes + i * rq->chunk + col -
-                    rq->offset);
+  return p->buf + (chunk_start (rq, s->col.stripe, i) + col - p->offset);
 }
 
-/* Copy the request's bytes over data chunk i's block. */
+/* Copy the pieces' bytes over data chunk i's block. */
 static void
 overlay (const struct request *rq, struct segment *s, unsigned i)
 {
   uint8_t *block = s->col.block[s->col.map.q_coef[i]];
   uint64_t from, to;
+  unsigned p;
 
-  covered (rq, s, i, &from, &to);
-  memcpy (block + (from - s->col.lo), source (rq, s, i, from), to - from);
+  for (p = 0; p < rq->npieces; p++) {
+    covered (rq, s->col.stripe, i, s->col.lo, s->col.hi, &rq->piece[p],
+             &from, &to);
+    if (from < to)
+      memcpy (block + (from - s->col.lo),
+              source (rq, s, i, &rq->piece[p], from), to - from);
+  }
 }
 
 static bool
@@ -210,7 +238,7 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
     if (s->mode == SEG_RMW)     /* take the old contents out of parity */
       parity_update (&a->code, w, b, blk[b], blk + k);
     if (s->mode != SEG_DEGRADED && fully_written (rq, s, i))
-      out[b] = source (rq, s, i, s->col.lo);
+      out[b] = source (rq, s, i, whole_piece (rq, s, i), s->col.lo);
     else
       overlay (rq, s, i);
     if (s->mode == SEG_RMW)     /* and put the new ones in */
@@ -219,6 +247,22 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
   if (s->mode != SEG_RMW)
     parity_encode (&a->code, w, (uint8_t *const *) out, blk + k);
   return 0;
+}
+
+/* Does segment s zero its whole stripe?  Zeros have zero parity, so
+ * the stripe is deallocated on every member instead of written. */
+static bool
+zeroes_stripe (const struct request *rq, const struct segment *s)
+{
+  const struct stripe_piece *p;
+  unsigned i;
+
+  if (rq->resync || s->col.hi - s->col.lo != rq->chunk)
+    return false;
+  for (i = 0; i < rq->a->geo.data_members; i++)
+    if (!(p = whole_piece (rq, s, i)) || p->buf)
+      return false;
+  return true;
 }
 
 /* Writes of segment s: data it writes, parity, and blocks of members
@@ -237,11 +281,7 @@ add_writes (const struct request *rq, struct segment *s,
   for (i = 0; i < k; i++)
     data_written[s->col.map.q_coef[i]] = written (s, i);
 
-  /* Zeroing whole stripes: zeros have zero parity, so deallocate the
-   * stripe on every member instead of writing it. */
-  if (!rq->buf && !rq->resync && s->first == 0 && s->last == k - 1 &&
-      fully_written (rq, s, 0) && fully_written (rq, s, k - 1) &&
-      w == g->chunk_bytes) {
+  if (zeroes_stripe (rq, s)) {
     for (i = 0; i < g->members; i++)
       if (member_set_has (&rq->repair, i)) {
         if (io_batch_add (fixes, IO_ZERO, i, off, w, NULL))
@@ -352,46 +392,53 @@ run_window (struct request *rq, struct segment *segs, unsigned n)
   return r;
 }
 
-/* Cut the request's part of one stripe into segments, appending them
- * to segs.  Returns how many were added (at most 3). */
+static int
+compare_u64 (const void *x, const void *y)
+{
+  uint64_t a = *(const uint64_t *) x, b = *(const uint64_t *) y;
+  return a < b ? -1 : a > b;
+}
+
+/* Cut the pieces' part of one stripe into segments, appending them to
+ * segs: 4K-aligned column ranges over which each data chunk is either
+ * written or not.  A piece cuts the stripe where it starts in its first
+ * chunk and ends in its last, so this adds at most 2 * npieces + 1. */
 static unsigned
 cut_stripe (const struct request *rq, uint64_t stripe, struct segment *segs)
 {
   uint64_t C = rq->chunk, base = stripe * rq->stripe_bytes;
-  uint64_t rs = max64 (rq->offset, base) - base;
-  uint64_t re = min64 (rq->offset + rq->count, base + rq->stripe_bytes) - base;
-  unsigned first = rs / C, last = (re - 1) / C, n = 0, k;
-  uint64_t x4 = align_down (rs - first * C), y4 = align_up (re - last * C);
-  uint64_t cuts[4];
-  unsigned ncuts = 0;
+  uint64_t cuts[2 * STRIPE_BATCH_PIECES + 2], from, to;
+  unsigned ncuts = 0, n = 0, c, i, p;
 
-  /* The first chunk is written from column x4, the last up to y4, the
-   * ones between entirely; cut where that set changes. */
-  if (first == last) {
-    cuts[ncuts++] = x4;
-    cuts[ncuts++] = y4;
-  }
-  else {
-    uint64_t a = min64 (x4, y4), b = max64 (x4, y4);
-    cuts[ncuts++] = 0;
-    if (a > 0 && a < C)
-      cuts[ncuts++] = a;
-    if (b > a && b < C)
-      cuts[ncuts++] = b;
-    cuts[ncuts++] = C;
-  }
-  for (k = 0; k + 1 < ncuts; k++) {
-    unsigned f = first, l = last;
+  cuts[ncuts++] = 0;
+  cuts[ncuts++] = C;
+  for (p = 0; p < rq->npieces; p++) {
+    const struct stripe_piece *pc = &rq->piece[p];
+    uint64_t rs = max64 (pc->offset, base);
+    uint64_t re = min64 (pc->offset + pc->count, base + rq->stripe_bytes);
 
-    if (first != last) {
-      f = cuts[k] >= x4 ? first : first + 1;
-      l = cuts[k + 1] <= y4 ? last : last - 1;
-      if (f > l)
-        continue;               /* a gap no chunk writes */
+    if (rs < re) {
+      cuts[ncuts++] = align_down ((rs - base) % C);
+      cuts[ncuts++] = align_up ((re - base - 1) % C + 1);
     }
-    column_init (&segs[n].col, rq->a, stripe, cuts[k], cuts[k + 1]);
-    segs[n].first = f;
-    segs[n].last = l;
+  }
+  qsort (cuts, ncuts, sizeof *cuts, compare_u64);
+  for (c = 0; c + 1 < ncuts; c++) {
+    struct segment *s = &segs[n];
+
+    if (cuts[c] == cuts[c + 1])
+      continue;
+    memset (&s->written, 0, sizeof s->written);
+    for (i = 0; i < rq->a->geo.data_members; i++)
+      for (p = 0; p < rq->npieces; p++) {
+        covered (rq, stripe, i, cuts[c], cuts[c + 1], &rq->piece[p],
+                 &from, &to);
+        if (from < to)
+          member_set_add (&s->written, i);
+      }
+    if (member_set_count (&s->written) == 0)
+      continue;                 /* a gap no piece writes */
+    column_init (&s->col, rq->a, stripe, cuts[c], cuts[c + 1]);
     n++;
   }
   return n;
@@ -406,8 +453,8 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
 {
   const uint64_t per_stripe = rq->a->geo.members * rq->chunk;
   uint64_t stripe, bytes = 0, cap = min64 (last - first + 1, WINDOW_SEGMENTS);
-  /* Only the first and last stripe of a request are cut in three. */
-  struct segment *segs = malloc ((cap + 4) * sizeof *segs);
+  /* A stripe is one segment but where a piece starts or ends in it. */
+  struct segment *segs = malloc ((cap + 2 * rq->npieces + 2) * sizeof *segs);
   unsigned n = 0;
   int r = 0;
 
@@ -429,17 +476,37 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
 }
 
 static void
-request_init (struct request *rq, struct raid_array *a, const uint8_t *buf,
-              uint64_t count, uint64_t offset)
+request_init (struct request *rq, struct raid_array *a,
+              const struct stripe_piece *piece, unsigned npieces)
 {
   memset (rq, 0, sizeof *rq);
   rq->a = a;
-  rq->buf = buf;
-  rq->count = count;
-  rq->offset = offset;
+  rq->piece = piece;
+  rq->npieces = npieces;
   rq->chunk = a->geo.chunk_bytes;
   rq->stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
   array_view (a, &rq->view);
+}
+
+static int
+write_stripes (struct raid_array *a, const struct stripe_piece *piece,
+               unsigned npieces, uint64_t first, uint64_t last)
+{
+  struct request rq;
+  int r;
+
+  stripe_lock (&a->locks, first, last, true);
+  request_init (&rq, a, piece, npieces);
+  r = run_stripes (&rq, first, last, cut_stripe);
+  stripe_unlock (&a->locks, first, last);
+  return r;
+}
+
+static int
+write_batch (void *opaque, uint64_t stripe, const struct stripe_piece *piece,
+             unsigned npieces)
+{
+  return write_stripes (opaque, piece, npieces, stripe, stripe);
 }
 
 static int
@@ -449,14 +516,13 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   uint64_t stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
   uint64_t first = offset / stripe_bytes;
   uint64_t last = (offset + count - 1) / stripe_bytes;
-  struct request rq;
-  int r;
+  struct stripe_piece piece = { buf, offset, count };
 
-  stripe_lock (&a->locks, first, last, true);
-  request_init (&rq, a, buf, count, offset);
-  r = run_stripes (&rq, first, last, cut_stripe);
-  stripe_unlock (&a->locks, first, last);
-  return r;
+  /* Writes that leave part of their one stripe unwritten gather with
+   * the others queued on it. */
+  if (first == last && count < stripe_bytes)
+    return stripe_batch_write (&a->batches, first, &piece, write_batch, a);
+  return write_stripes (a, &piece, 1, first, last);
 }
 
 static void
@@ -488,8 +554,7 @@ static unsigned
 cut_resync (const struct request *rq, uint64_t stripe, struct segment *segs)
 {
   column_init (&segs[0].col, rq->a, stripe, 0, rq->chunk);
-  segs[0].first = 1;
-  segs[0].last = 0;
+  memset (&segs[0].written, 0, sizeof segs[0].written);
   return 1;
 }
 
@@ -501,7 +566,7 @@ parity_sync (struct raid_array *a, uint64_t first, uint64_t n)
   int r;
 
   stripe_lock (&a->locks, first, first + n - 1, true);
-  request_init (&rq, a, NULL, 0, 0);
+  request_init (&rq, a, NULL, 0);
   rq.resync = true;
   r = run_stripes (&rq, first, first + n - 1, cut_resync);
   stripe_unlock (&a->locks, first, first + n - 1);

@@ -1,0 +1,54 @@
+/* nbdraid: writes to one parity stripe, gathered while it is busy.
+ *
+ * A write inside one stripe that leaves part of it unwritten costs a
+ * read-modify-write: at 1M chunks over 16 members every 1M write reads
+ * and writes its data, P and Q, six times its size through the kernel.
+ * Concurrent writes to one stripe would queue on its stripe lock
+ * anyway; here they queue in front of it instead, and when the write
+ * updating the stripe is done, the first one queued updates it for
+ * every write queued at once (group commit).  A sequential stream at
+ * queue depth then mostly covers whole stripes, which read nothing.
+ * A write to a stripe nobody is updating starts at once: no write ever
+ * waits for company that is not already there.
+ */
+#ifndef NBDRAID_STRIPE_BATCH_H
+#define NBDRAID_STRIPE_BATCH_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+/* Most writes one update of a stripe takes. */
+#define STRIPE_BATCH_PIECES 32
+
+/* One client write: buf NULL writes zeros. */
+struct stripe_piece {
+  const uint8_t *buf;
+  uint64_t offset, count;
+};
+
+struct batch_stripe;
+
+struct stripe_batches {
+  pthread_mutex_t lock;
+  struct batch_stripe *busy;    /* stripes being updated */
+  unsigned queued;              /* writes waiting for an update */
+  uint64_t joined;              /* writes carried by another's update */
+};
+
+/* Update stripe `stripe` with pieces[0..n-1]: no two overlap.  Returns
+ * 0, or -1 with errno set. */
+typedef int (*stripe_batch_fn) (void *opaque, uint64_t stripe,
+                                const struct stripe_piece *pieces,
+                                unsigned n);
+
+void stripe_batches_init (struct stripe_batches *b);
+void stripe_batches_destroy (struct stripe_batches *b);
+
+/* Write piece, which lies within stripe `stripe`, through fn: alone if
+ * the stripe is idle, else with the writes queued beside it.  Returns
+ * fn's result for the update that carried it (errno set on -1). */
+int stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
+                        const struct stripe_piece *piece, stripe_batch_fn fn,
+                        void *opaque);
+
+#endif

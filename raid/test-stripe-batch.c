@@ -1,0 +1,341 @@
+/* nbdraid: writes gathered on a busy parity stripe (stripe-batch.h).
+ *
+ * First the queue alone: while one update is held, the others queue,
+ * and the next update must carry them all, oldest first, except that
+ * it stops before a write overlapping one it carries.
+ *
+ * Then the engine: eight threads write disjoint pieces of the same stripes at once (a
+ * barrier before each stripe makes them collide), with random lengths
+ * that share 4K pages and sometimes zeros, against a model in memory.
+ * The array must read back as the model healthy, then with members
+ * failed (so parity written by gathered updates is what reconstructs
+ * the data), and gathered writes after a member failed must read back
+ * too.  Rounds repeat (up to 20) until some write was gathered: on a
+ * loaded machine the threads may run one after another.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "test-array.h"
+
+#define THREADS 8
+#define STRIPES_PER_ROUND 48
+
+/* ---- the queue alone ---- */
+
+struct queue_check {
+  struct stripe_batches b;
+  pthread_mutex_t lock;
+  unsigned calls, sizes[THREADS];
+  uint64_t first_offset[THREADS];
+  unsigned pieces;              /* what queue_write writes */
+  bool release;                 /* the first update may finish */
+};
+
+struct queue_writer {
+  struct queue_check *q;
+  struct stripe_piece piece;
+  int r;
+};
+
+/* The first update is held until check_queue releases it. */
+static int
+hold_first (void *opaque, uint64_t stripe, const struct stripe_piece *p,
+            unsigned n)
+{
+  struct queue_check *q = opaque;
+  bool held = true;
+  unsigned call;
+
+  pthread_mutex_lock (&q->lock);
+  call = q->calls++;
+  q->sizes[call] = n;
+  q->first_offset[call] = p[0].offset;
+  pthread_mutex_unlock (&q->lock);
+  while (call == 0 && held) {
+    usleep (1000);
+    pthread_mutex_lock (&q->lock);
+    held = !q->release;
+    pthread_mutex_unlock (&q->lock);
+  }
+  return 0;
+}
+
+static void *
+queue_write (void *arg)
+{
+  struct queue_writer *w = arg;
+
+  w->r = stripe_batch_write (&w->q->b, 7, &w->piece, hold_first, w->q);
+  return NULL;
+}
+
+static bool
+started (struct queue_check *q)
+{
+  bool r;
+
+  pthread_mutex_lock (&q->lock);
+  r = q->calls > 0;
+  pthread_mutex_unlock (&q->lock);
+  return r;
+}
+
+/* pieces writes of 4K at 4K * i; with overlap, write 5 covers write 3
+ * too.  Write 0 starts first and is held until the rest have queued
+ * behind it, one after another. */
+static int
+check_queue (bool overlap, unsigned want_calls, const unsigned *want_sizes)
+{
+  struct queue_check q = { .pieces = 6 };
+  struct queue_writer w[6];
+  pthread_t t[6];
+  unsigned i, queued = 0;
+  int r = 0;
+
+  stripe_batches_init (&q.b);
+  pthread_mutex_init (&q.lock, NULL);
+  for (i = 0; i < q.pieces; i++) {
+    w[i] = (struct queue_writer) { .q = &q, .piece = { NULL, 4096 * i, 4096 } };
+    if (overlap && i == 5)
+      w[i].piece = (struct stripe_piece) { NULL, 4096 * 3, 3 * 4096 };
+    pthread_create (&t[i], NULL, queue_write, &w[i]);
+    /* In order: each queues before the next starts. */
+    while (i > 0 && queued < i) {
+      usleep (1000);
+      pthread_mutex_lock (&q.b.lock);
+      queued = q.b.queued;
+      pthread_mutex_unlock (&q.b.lock);
+    }
+    while (i == 0 && !started (&q))
+      usleep (1000);
+  }
+  pthread_mutex_lock (&q.lock);
+  q.release = true;
+  pthread_mutex_unlock (&q.lock);
+  for (i = 0; i < q.pieces; i++) {
+    pthread_join (t[i], NULL);
+    r |= w[i].r;
+  }
+  if (r || q.calls != want_calls)
+    r = 1;
+  for (i = 0; i < want_calls && !r; i++)
+    r = q.sizes[i] != want_sizes[i];
+  if (!r && (q.first_offset[0] != 0 || q.first_offset[1] != 4096))
+    r = 1;
+  if (r) {
+    fprintf (stderr, "FAIL: queue%s: %u updates of", overlap ? " (overlap)" :
+             "", q.calls);
+    for (i = 0; i < q.calls && i < THREADS; i++)
+      fprintf (stderr, " %u", q.sizes[i]);
+    fprintf (stderr, " writes\n");
+  }
+  else
+    printf ("ok: queue%s: %u updates\n", overlap ? " (overlap)" : "",
+            q.calls);
+  pthread_mutex_destroy (&q.lock);
+  stripe_batches_destroy (&q.b);
+  return r;
+}
+
+/* ---- the engine ---- */
+
+struct round {
+  struct raid_array *a;
+  uint8_t *model;
+  uint64_t stripe_bytes, nstripes;
+  unsigned seed;                /* shared: every thread draws the same */
+  pthread_barrier_t barrier;
+  int failed;
+};
+
+struct worker {
+  struct round *rd;
+  unsigned t;
+};
+
+/* Cut [0, stripe_bytes) at THREADS-1 random points; thread t's piece is
+ * [cut[t], cut[t+1]).  seed is shared, so all threads cut alike. */
+static void
+cuts (uint64_t stripe_bytes, unsigned *seed, uint64_t *cut)
+{
+  unsigned i, j;
+
+  cut[0] = 0;
+  cut[THREADS] = stripe_bytes;
+  for (i = 1; i < THREADS; i++)
+    cut[i] = (uint64_t) rand_r (seed) % stripe_bytes;
+  for (i = 1; i < THREADS; i++)    /* insertion sort */
+    for (j = i; j > 1 && cut[j - 1] > cut[j]; j--) {
+      uint64_t x = cut[j];
+      cut[j] = cut[j - 1];
+      cut[j - 1] = x;
+    }
+}
+
+static void *
+work (void *arg)
+{
+  struct worker *w = arg;
+  struct round *rd = w->rd;
+  unsigned seed = rd->seed, mine = rd->seed * 31 + w->t, i;
+  uint8_t *buf = malloc (rd->stripe_bytes);
+  uint64_t cut[THREADS + 1], j;
+
+  for (i = 0; i < STRIPES_PER_ROUND; i++) {
+    uint64_t stripe = (uint64_t) rand_r (&seed) % rd->nstripes;
+    uint64_t off, len;
+    bool zero = rand_r (&seed) % 5 == 0 && w->t % 2;
+    int r;
+
+    cuts (rd->stripe_bytes, &seed, cut);
+    off = stripe * rd->stripe_bytes + cut[w->t];
+    len = cut[w->t + 1] - cut[w->t];
+    pthread_barrier_wait (&rd->barrier);
+    if (len == 0)
+      continue;
+    if (zero) {
+      memset (rd->model + off, 0, len);
+      r = raid_zero (rd->a, len, off, false);
+    }
+    else {
+      for (j = 0; j < len; j++)
+        buf[j] = (uint8_t) rand_r (&mine);
+      memcpy (rd->model + off, buf, len);
+      r = raid_write (rd->a, buf, len, off, false);
+    }
+    if (r == -1) {
+      fprintf (stderr, "FAIL: write at %" PRIu64 "+%" PRIu64 "\n", off, len);
+      rd->failed = 1;
+    }
+  }
+  free (buf);
+  return NULL;
+}
+
+static int
+run_round (struct round *rd, unsigned seed)
+{
+  struct worker w[THREADS];
+  pthread_t t[THREADS];
+  unsigned i;
+
+  rd->seed = seed;
+  pthread_barrier_init (&rd->barrier, NULL, THREADS);
+  for (i = 0; i < THREADS; i++) {
+    w[i] = (struct worker) { .rd = rd, .t = i };
+    pthread_create (&t[i], NULL, work, &w[i]);
+  }
+  for (i = 0; i < THREADS; i++)
+    pthread_join (t[i], NULL);
+  pthread_barrier_destroy (&rd->barrier);
+  return rd->failed;
+}
+
+static int
+matches (const char *name, const char *when, struct round *rd, uint64_t size)
+{
+  uint8_t *back = malloc (size);
+  int r = 0;
+
+  if (raid_read (rd->a, back, size, 0) == -1) {
+    fprintf (stderr, "FAIL: %s: reading back %s failed\n", name, when);
+    r = 1;
+  }
+  else if (memcmp (back, rd->model, size) != 0) {
+    fprintf (stderr, "FAIL: %s: contents differ %s\n", name, when);
+    r = 1;
+  }
+  free (back);
+  return r;
+}
+
+static int
+fail_member (const char *name, struct raid_array *a, unsigned m)
+{
+  char role[16], err[256];
+
+  snprintf (role, sizeof role, "%u", m);
+  if (raid_admin_fail (a, role, false, err, sizeof err) == -1) {
+    fprintf (stderr, "FAIL: %s: failing member %u: %s\n", name, m, err);
+    return 1;
+  }
+  return 0;
+}
+
+/* Gathered writes healthy, then with member `first_lost` failed; reads
+ * healthy and with one and then (RAID6) two members failed. */
+static int
+run_case (const char *dir, const char *name, const char *array_keys,
+          unsigned members, unsigned parity)
+{
+  struct raid_config cfg;
+  struct raid_array *a;
+  struct round rd = { 0 };
+  unsigned seed;
+  uint64_t size;
+  int r = 1;
+
+  a = test_array (dir, name, array_keys, members, 2 * 1024 * 1024, &cfg);
+  if (!a)
+    return 1;
+  if (raid_start (a) == -1)
+    goto out;
+  size = raid_size (a);
+  rd.a = a;
+  rd.model = calloc (1, size);
+  rd.stripe_bytes = raid_stripe_bytes (a);
+  rd.nstripes = size / rd.stripe_bytes;
+  for (seed = 1; seed <= 20 && a->batches.joined == 0 && !rd.failed; seed++)
+    run_round (&rd, seed);
+  if (rd.failed || matches (name, "healthy", &rd, size) ||
+      fail_member (name, a, 1) || matches (name, "one failed", &rd, size) ||
+      run_round (&rd, seed) ||
+      matches (name, "after degraded writes", &rd, size) ||
+      (parity == 2 && (fail_member (name, a, 3) ||
+                       matches (name, "two failed", &rd, size))))
+    goto free;
+  if (a->batches.joined == 0) {
+    fprintf (stderr, "FAIL: %s: no write was gathered\n", name);
+    goto free;
+  }
+  printf ("ok: %s, %" PRIu64 " writes gathered\n", name, a->batches.joined);
+  r = 0;
+ free:
+  free (rd.model);
+ out:
+  raid_close (a);
+  raid_config_free (&cfg);
+  return r;
+}
+
+int
+main (void)
+{
+  char dir[] = "/tmp/nbdraid-test-stripe-batch.XXXXXX";
+  char cmd[600];
+  static const unsigned all[] = { 1, 5 }, split[] = { 1, 4, 1 };
+  int failed = 0;
+
+  failed |= check_queue (false, 2, all);
+  failed |= check_queue (true, 3, split);
+  if (!mkdtemp (dir)) {
+    perror ("mkdtemp");
+    return 1;
+  }
+  failed |= run_case (dir, "raid5", "level = 5\nchunk = 16K\n", 4, 1);
+  failed |= run_case (dir, "raid6", "level = 6\nchunk = 4K\n", 6, 2);
+  failed |= run_case (dir, "raid6-la", "level = 6\nlayout = la\n"
+                      "chunk = 8K\n", 7, 2);
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system (cmd) != 0)
+    fprintf (stderr, "warning: could not remove %s\n", dir);
+  return failed;
+}
