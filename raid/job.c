@@ -237,19 +237,34 @@ note_dirty_key (void *opaque, uint64_t key)
   d->dirty |= bitmap_dirty (d->a, key);
 }
 
-/* A re-added member needs only what was written while it was away:
- * the windows the bitmap marks (lock keys are sync units). */
 static bool
-window_needed (struct raid_array *a, uint64_t pos, uint64_t len)
+unit_dirty (struct raid_array *a, uint64_t unit)
 {
   struct { struct raid_array *a; bool dirty; } d = { a, false };
-  const uint64_t U = a->geo.unit_bytes;
 
-  if (!a->job.partial)
-    return true;
-  a->ops->member_keys (a, a->job.target, pos / U, (pos + len - 1) / U,
-                       note_dirty_key, &d);
+  a->ops->member_keys (a, a->job.target, unit, unit, note_dirty_key, &d);
   return d.dirty;
+}
+
+/* A re-added member needs only what was written while it was away: the
+ * units the bitmap marks.  How much of [pos, pos+len) from pos is all
+ * marked (*needed set) or all clean (*needed clear); a whole recovery
+ * needs everything. */
+static uint64_t
+same_need_run (struct raid_array *a, uint64_t pos, uint64_t len,
+               bool *needed)
+{
+  const uint64_t U = a->geo.unit_bytes;
+  uint64_t run;
+
+  *needed = true;
+  if (!a->job.partial)
+    return len;
+  *needed = unit_dirty (a, pos / U);
+  for (run = U; run < len && unit_dirty (a, (pos + run) / U) == *needed;
+       run += U)
+    ;
+  return run < len ? run : len;
 }
 
 void
@@ -489,6 +504,7 @@ step_rebuild (struct raid_array *a, uint64_t budget)
 {
   struct raid_slot *t = rebuild_target (a);
   uint64_t len, before = a->job.pos;
+  bool needed;
 
   if (slot_state (t) != SLOT_RECOVERING) {     /* it failed meanwhile */
     pthread_mutex_lock (&a->sb_lock);
@@ -511,7 +527,8 @@ step_rebuild (struct raid_array *a, uint64_t budget)
   len = (len + a->geo.unit_bytes - 1) / a->geo.unit_bytes * a->geo.unit_bytes;
   if (len > a->job.end - a->job.pos)
     len = a->job.end - a->job.pos;
-  if (window_needed (a, a->job.pos, len)) {
+  len = same_need_run (a, a->job.pos, len, &needed);
+  if (needed) {
     if (rebuild_window (a, a->job.pos, len) == -1)
       return -1;
     a->job.work_bytes += len;
