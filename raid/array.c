@@ -127,14 +127,13 @@ exec_op (void *ctx, struct io_op *op)
                     __ATOMIC_RELAXED);
 }
 
-/* Below this much expected work a batch runs in the caller: handing
- * operations to other threads costs more than doing them (member I/O
- * served from memory); above it, member I/O goes in parallel. */
-#define INLINE_NS 20000
-/* Operations this quick are the CPU copying memory (page cache, tmpfs):
- * when client requests and rebuild workers already keep every core
- * busy, running them in parallel only adds hand-offs.  Slower ones wait
- * on a device or the network, and overlap whatever the load. */
+/* Operations on buffered members this quick are the CPU copying
+ * memory (page cache, tmpfs): they run in the caller, one after the
+ * other.  Handing them to the pool's threads costs a wake-up and a
+ * context switch each, more than the copies gain on a 2-core VM; the
+ * callers' own parallelism (nbdkit's threads, the rebuild's workers)
+ * keeps the cores busy.  Slower ones (page cache misses) and members
+ * that wait on a device or the network overlap in the pool. */
 #define CPU_BOUND_NS 200000
 
 unsigned
@@ -152,24 +151,18 @@ array_cpus (void)
 }
 
 static bool
-cores_busy (struct raid_array *a)
-{
-  return __atomic_load_n (&a->busy, __ATOMIC_RELAXED) >= array_cpus ();
-}
-
-static bool
 quick (struct raid_array *a, const struct io_batch *b)
 {
-  uint64_t total = 0, slowest = 0, ns;
   size_t i;
 
   for (i = 0; i < b->n; i++) {
     const struct raid_slot *s = array_slot (a, b->ops[i].member);
-    ns = s->io ? __atomic_load_n (&s->io->service_ns, __ATOMIC_RELAXED) : 0;
-    total += ns;
-    slowest = ns > slowest ? ns : slowest;
+    if (s->io && (s->io->waits ||
+                  __atomic_load_n (&s->io->service_ns, __ATOMIC_RELAXED)
+                  >= CPU_BOUND_NS))
+      return false;
   }
-  return total < INLINE_NS || (slowest < CPU_BOUND_NS && cores_busy (a));
+  return true;
 }
 
 size_t
@@ -345,15 +338,10 @@ check_writable (const struct raid_array *a)
 int
 raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
-  int r;
-
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
   __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&a->busy, 1, __ATOMIC_RELAXED);
-  r = a->ops->read (a, buf, count, offset);
-  __atomic_sub_fetch (&a->busy, 1, __ATOMIC_RELAXED);
-  return r;
+  return a->ops->read (a, buf, count, offset);
 }
 
 /* Every write: checks, the dirty marks, the level's write, FUA. */
@@ -372,9 +360,7 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   last = a->ops->sync_unit_of (a, offset + count - 1);
   if (array_start_write (a, first, last) == -1)
     return -1;
-  __atomic_add_fetch (&a->busy, 1, __ATOMIC_RELAXED);
   r = a->ops->write (a, buf, count, offset);
-  __atomic_sub_fetch (&a->busy, 1, __ATOMIC_RELAXED);
   if (r == 0 && fua)
     r = raid_flush (a);
   array_end_write (a, first, last);

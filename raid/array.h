@@ -126,7 +126,6 @@ struct raid_array {
    * say clean (dirty.c). */
   int in_sync;
   uint64_t writes_in_flight;
-  uint64_t busy;                /* client requests and rebuild workers */
   unsigned read_turn;           /* copies: which copy reads next */
   uint64_t last_write_ms;
   bool started;                 /* raid_start ran: stop cleanly */

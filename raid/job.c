@@ -326,7 +326,6 @@ rebuild_pieces (void *opaque, struct io_op *op)
   unsigned i = (unsigned) (op - p->first);
   uint64_t off;
 
-  __atomic_add_fetch (&p->a->busy, 1, __ATOMIC_RELAXED);
   while ((off = __atomic_fetch_add (&p->next, p->each, __ATOMIC_RELAXED))
          < p->len)
     if (rebuild_piece (p->a, p->gone, p->pos + off,
@@ -337,7 +336,6 @@ rebuild_pieces (void *opaque, struct io_op *op)
       __atomic_store_n (&p->next, p->len, __ATOMIC_RELAXED);
       break;
     }
-  __atomic_sub_fetch (&p->a->busy, 1, __ATOMIC_RELAXED);
 }
 
 /* Workers for pieces of each bytes: several per core, so that while

@@ -262,6 +262,7 @@ member_file_open (const char *path, const struct member_open_options *opts,
   }
   f->fd = fd;
   f->direct = opts->direct;
+  m->waits = opts->direct;
   m->ops = &file_ops;
   m->priv = f;
   return m;

@@ -385,6 +385,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   pthread_cond_init (&n->freed, NULL);
   m->priv = n;
   m->ops = &nbd_ops;
+  m->waits = true;
   n->timeout_ms = opts->nbd_timeout_s * 1000;
   n->opts = *opts;
   for (i = 0; i < count; i++) {

@@ -39,6 +39,9 @@ struct member {
   /* How long an operation takes, on average lately (ns): the array
    * runs quick ones in the caller instead of handing them to threads. */
   uint64_t service_ns;
+  /* Its I/O waits on a device or the network (O_DIRECT, NBD) rather
+   * than copying memory: operations overlap however quick they are. */
+  bool waits;
   void *priv;
 };
 
