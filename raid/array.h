@@ -152,7 +152,8 @@ struct raid_array {
   void *log_opaque;
 };
 
-/* Run a batch in parallel; each op gets its own result.  An op on a
+/* Run a batch, in parallel where its members wait (array.c: quick);
+ * each op gets its own result.  An op on a
  * member that cannot take it (failed, or recovering and the op reaches
  * above the rebuilt part) fails with ENODEV.  Returns the number of ops
  * that failed. */

@@ -88,7 +88,8 @@ def header(args, scratch, started, load_before, elapsed, btrfs_why):
     return "\n".join([
         "# nbdraid benchmark", "",
         f"`{cmdline.strip()}`, {time.strftime('%Y-%m-%d %H:%M UTC', started)}"
-        f", {elapsed / 60:.1f} min, {'quick' if args.quick else 'full'} run.",
+        f", {elapsed / 60:.1f} min, {'quick' if args.quick else 'full'} sizes"
+        f", {'sections ' + ', '.join(args.only) if args.only else 'every section'}.",
         "",
         *machine.describe(scratch),
         f"- load average before: {load_before}; after: {machine.load()}",
