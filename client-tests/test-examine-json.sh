@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # nbdraid examine --json describes every member, and fails (exit 1, one
-# line naming it) for a member without a superblock.
+# line naming it) for a member without a superblock.  A RAID0 member as
+# Linux md writes it (used size 0: md sizes RAID0 from the data area)
+# gives the array's size as md does.
 . "$(dirname "$0")/lib.sh"
+SBEDIT="/usr/bin/python3 $abs_top_srcdir/client-tests/sb-edit.py"
 
 new_array a 6 right-symmetric 128K 5 8M --assume-clean
 "$NBDRAID" examine --json "$T"/a/d*.img > "$T/out.json"
@@ -18,6 +21,22 @@ for i, m in enumerate(members):
     assert m["array_bytes"] == 3 * m["size_sectors"] * 512, m
 print("ok: json describes 5 members")
 PY
+# RAID0, 3 members: the data area of each, rounded down to the chunk.
+new_array z 0 - 64K 3 8M --assume-clean
+for d in "$T"/z/d*.img; do $SBEDIT "$d" 80 Q 0 || die "sb-edit $d"; done
+"$NBDRAID" examine --json "$T"/z/d*.img > "$T/z.json"
+/usr/bin/python3 - "$T/z.json" <<'PY'
+import json, sys
+members = json.load(open(sys.argv[1]))
+for m in members:
+    assert m["size_sectors"] == 0, m
+    data = m["data_size_sectors"] * 512 // 65536 * 65536
+    assert m["array_bytes"] == 3 * data and data > 0, m
+print("ok: md's RAID0 member (size 0) gives array_bytes", members[0]["array_bytes"])
+PY
+"$NBDRAID" examine "$T/z/d0.img" | grep -q "Array Size : $(( $(/usr/bin/python3 -c "import json; print(json.load(open('$T/z.json'))[0]['array_bytes'])") / 1024 )) KiB" ||
+  die "examine's Array Size of md's RAID0 member: $("$NBDRAID" examine "$T/z/d0.img" | grep 'Array Size')"
+
 truncate -s 1M "$T/blank.img"
 if out=$("$NBDRAID" examine "$T/blank.img" 2>&1); then
   die "examine of a blank file succeeded"

@@ -98,7 +98,7 @@ array_bytes (const struct md_superblock *sb)
   struct raid_geometry g = {
     .level = sb->level, .layout = sb->layout, .members = sb->raid_disks,
     .chunk_bytes = (uint64_t) sb->chunk_sectors * 512,
-    .member_bytes = sb->size_sectors * 512,
+    .member_bytes = md_sb_member_bytes (sb),
   };
   char err[256];
 
