@@ -264,10 +264,15 @@ void array_fail_member (struct raid_array *a, unsigned m, const char *why);
 /* After a batch of writes: fail every member an op failed on.  Returns 0
  * if the array still holds all its data, -1 (EIO) if not. */
 int array_settle_writes (struct raid_array *a, struct io_batch *b);
-/* A read failed: log it with member and offset, and add the member to
- * gone (and to repair, if it is still active, to be rewritten). */
-void array_read_failed (struct raid_array *a, const struct io_op *op,
-                        struct member_set *gone, struct member_set *repair);
+/* After a batch of reads: log each failed read with member and offset,
+ * add its member to gone (and to repair, if it is still active), and,
+ * if rewrite is not NULL, add a write of the range to rewrite for each
+ * member to repair, from the op's buffer (which the caller fills with
+ * the right bytes before running it).  -1 (ENOMEM) if rewrite cannot
+ * grow. */
+int array_reads_failed (struct raid_array *a, const struct io_batch *b,
+                        struct member_set *gone, struct member_set *repair,
+                        struct io_batch *rewrite);
 /* After rewriting ranges that failed to read: count a corrected read on
  * each member whose rewrite worked, fail those whose rewrite failed. */
 int array_settle_repairs (struct raid_array *a, struct io_batch *b);

@@ -243,9 +243,11 @@ member_vanished (int err)
     err == EPIPE || err == ETIMEDOUT || err == ESHUTDOWN || err == ENXIO;
 }
 
-void
-array_read_failed (struct raid_array *a, const struct io_op *op,
-                   struct member_set *gone, struct member_set *repair)
+/* One failed read: log it with member and offset, put the member in
+ * gone, and in repair if it is still active, to be rewritten. */
+static void
+read_failed (struct raid_array *a, const struct io_op *op,
+             struct member_set *gone, struct member_set *repair)
 {
   char what[160];
 
@@ -262,6 +264,27 @@ array_read_failed (struct raid_array *a, const struct io_op *op,
              a->name, op->member, a->slots[op->member].path, what);
   if (in_use (&a->slots[op->member]))
     member_set_add (repair, op->member);
+}
+
+int
+array_reads_failed (struct raid_array *a, const struct io_batch *b,
+                    struct member_set *gone, struct member_set *repair,
+                    struct io_batch *rewrite)
+{
+  size_t i;
+
+  for (i = 0; i < b->n; i++) {
+    const struct io_op *op = &b->ops[i];
+
+    if (!op->err)
+      continue;
+    read_failed (a, op, gone, repair);
+    if (rewrite && member_set_has (repair, op->member) &&
+        io_batch_add (rewrite, IO_WRITE, op->member, op->off, op->len,
+                      op->buf))
+      return -1;
+  }
+  return 0;
 }
 
 int

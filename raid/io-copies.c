@@ -132,7 +132,6 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   struct member_set bad = { { 0 } }, repair = { { 0 } };
   struct members_view v;
   struct io_batch b, fix;
-  size_t i;
   int r = -1;
 
   io_batch_init (&b);
@@ -145,14 +144,8 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
       goto out;
     if (array_run (a, &b) == 0)
       break;
-    for (i = 0; i < b.n; i++)
-      if (b.ops[i].err) {
-        array_read_failed (a, &b.ops[i], &bad, &repair);
-        if (member_set_has (&repair, b.ops[i].member) &&
-            io_batch_add (&fix, IO_WRITE, b.ops[i].member, b.ops[i].off,
-                          b.ops[i].len, b.ops[i].buf))
-          goto out;
-      }
+    if (array_reads_failed (a, &b, &bad, &repair, &fix))
+      goto out;
   }
   /* buf now holds the right bytes for every range that failed. */
   r = 0;

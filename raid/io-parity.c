@@ -340,7 +340,6 @@ static int
 read_window (struct request *rq, struct segment *segs, unsigned n,
              struct io_batch *b)
 {
-  size_t i;
   unsigned s;
 
   for (;;) {
@@ -350,9 +349,7 @@ read_window (struct request *rq, struct segment *segs, unsigned n,
         return -1;
     if (array_run (rq->a, b) == 0)
       return 0;
-    for (i = 0; i < b->n; i++)
-      if (b->ops[i].err)
-        array_read_failed (rq->a, &b->ops[i], &rq->bad, &rq->repair);
+    array_reads_failed (rq->a, b, &rq->bad, &rq->repair, NULL);
     free_segments (segs, n);
     if (!alive_for (rq)) {
       array_log (rq->a, RAID_LOG_ERROR, "array %s: too many members "

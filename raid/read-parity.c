@@ -208,14 +208,8 @@ parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
       goto out;
     if (array_run (a, &b) == 0)
       break;
-    for (i = 0; i < b.n; i++)
-      if (b.ops[i].err) {
-        array_read_failed (a, &b.ops[i], &bad, &repair);
-        if (member_set_has (&repair, b.ops[i].member) &&
-            io_batch_add (&failed, IO_READ, b.ops[i].member, b.ops[i].off,
-                          b.ops[i].len, NULL))
-          goto out;
-      }
+    if (array_reads_failed (a, &b, &bad, &repair, &failed))
+      goto out;
     read_gone (&v, &bad, UINT64_MAX, &gone);
     if (!array_alive_without (a, &gone)) {
       array_log (a, RAID_LOG_ERROR, "array %s: too many members failed to "
