@@ -262,7 +262,8 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
   unsigned c, src, np;
   int r = -1;
 
-  buf = parity_buffers_alloc (g->copies, n * g->unit_bytes, a->direct, bufs);
+  buf = parity_buffers_alloc (g->copies, n * g->unit_bytes, a->direct, 0,
+                              bufs);
   if (!buf)
     return -1;
   io_batch_init (&reads);

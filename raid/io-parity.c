@@ -195,6 +195,15 @@ prepare (const struct request *rq, struct segment *s)
       : !fully_written (rq, s, i);
   for (b = k; b < blocks; b++)
     want[b] = true;
+  /* Parity and partial chunks as misaligned as the client's data, so
+   * the fast parity routines take them (parity_encode). */
+  for (i = 0; i < k; i++) {
+    const struct stripe_piece *p = whole_piece (rq, s, i);
+    if (p && p->buf) {
+      s->col.skew = (uintptr_t) source (rq, s, i, p, s->col.lo) % 32;
+      break;
+    }
+  }
   return column_alloc (&s->col, rq->a, want);
 }
 
@@ -595,7 +604,7 @@ parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
     uint8_t *mem, *bufs[2];
 
     column_init (&col, a, s, 0, C);
-    mem = parity_buffers_alloc (p, C, a->direct, bufs);
+    mem = parity_buffers_alloc (p, C, a->direct, 0, bufs);
     io_batch_reset (&b);
     stripe_lock (&a->locks, s, s, true);
     if (!mem || column_alloc (&col, a, want) ||

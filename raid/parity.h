@@ -45,15 +45,17 @@ int parity_recover (struct parity_code *c, size_t len, const bool *present,
 
 /* Allocate n buffers of len bytes in one block, staggered by 256 bytes
  * within a page (ISA-L runs 2-4x slower when every buffer starts at the
- * same page offset), or page-aligned for O_DIRECT members.  Returns the
- * block to pass to parity_buffers_free, or NULL. */
+ * same page offset) and then skew (under 32) bytes further, to share
+ * the misalignment of client data they are computed with; or
+ * page-aligned for O_DIRECT members, whatever skew.  Returns the block
+ * to pass to parity_buffers_free, or NULL. */
 uint8_t *parity_buffers_alloc (size_t n, size_t len, bool page_aligned,
-                               uint8_t **bufs);
+                               size_t skew, uint8_t **bufs);
 void parity_buffers_free (uint8_t *block);
 /* The same buffers in memory of the caller's: the bytes they take, and
  * cutting them out of page-aligned mem. */
 size_t parity_buffers_bytes (size_t n, size_t len, bool page_aligned);
 void parity_buffers_carve (uint8_t *mem, size_t n, size_t len,
-                           bool page_aligned, uint8_t **bufs);
+                           bool page_aligned, size_t skew, uint8_t **bufs);
 
 #endif

@@ -127,7 +127,7 @@ parity_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
       r = -1;
       break;
     }
-    parity_buffers_carve (mem, members, n, a->direct, bufs);
+    parity_buffers_carve (mem, members, n, a->direct, 0, bufs);
     if (in_place)
       bufs[m] = out + (w - off);
     r = rebuild_window (a, w, w + n, bufs, gone, &b);

@@ -13,6 +13,7 @@ column_init (struct column *c, const struct raid_array *a, uint64_t stripe,
   c->stripe = stripe;
   c->lo = lo;
   c->hi = hi;
+  c->skew = 0;
   c->mem = NULL;
   memset (c->block, 0, sizeof c->block);
   geometry_stripe_map (&a->geo, stripe, &c->map);
@@ -28,7 +29,7 @@ column_alloc (struct column *c, const struct raid_array *a, const bool *want)
     n += want[b];
   if (n == 0)
     return 0;
-  c->mem = parity_buffers_alloc (n, c->hi - c->lo, a->direct, bufs);
+  c->mem = parity_buffers_alloc (n, c->hi - c->lo, a->direct, c->skew, bufs);
   if (!c->mem)
     return -1;
   for (b = 0; b < column_blocks (a); b++)

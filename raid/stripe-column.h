@@ -44,6 +44,9 @@ struct column {
   struct stripe_map map;
   uint8_t *block[RAID_MAX_MEMBERS + 2]; /* NULL: no buffer */
   uint8_t *mem;
+  /* Start the buffers this far past 32-byte alignment (column_alloc):
+   * where the client data they are computed with starts. */
+  size_t skew;
 };
 
 void column_init (struct column *c, const struct raid_array *a,

@@ -155,6 +155,22 @@ struct stripe {
   uint8_t *p, *q;
 };
 
+/* Rotation N_MISALIGN aligns every buffer to 64 bytes, which takes
+ * ISA-L's xor_gen/pq_gen; ALIKE + m misaligns every buffer by
+ * misalignments[m], which takes them between ec_encode_data's edges
+ * (client data sits 16 bytes past a 64-byte boundary); other rotations
+ * misalign the buffers differently, which takes ec_encode_data. */
+#define ALIKE 1000
+
+static size_t
+misalignment (unsigned j, unsigned rotation)
+{
+  if (rotation >= ALIKE)
+    return misalignments[(rotation - ALIKE) % N_MISALIGN];
+  return rotation == N_MISALIGN ? 0
+    : misalignments[(j + rotation) % N_MISALIGN];
+}
+
 static void
 stripe_alloc (struct stripe *s, unsigned k, size_t len, unsigned rotation)
 {
@@ -162,11 +178,8 @@ stripe_alloc (struct stripe *s, unsigned k, size_t len, unsigned rotation)
 
   s->k = k;
   s->len = len;
-  /* rotation N_MISALIGN: every buffer 64-byte aligned, which takes
-   * ISA-L's xor_gen/pq_gen instead of ec_encode_data. */
   for (j = 0; j < k + 2; j++)
-    guarded_alloc (&s->blocks[j], len, rotation == N_MISALIGN ? 0
-                   : misalignments[(j + rotation) % N_MISALIGN]);
+    guarded_alloc (&s->blocks[j], len, misalignment (j, rotation));
   for (j = 0; j < k; j++) {
     s->data[j] = s->blocks[j].buf;
     fill_random (s->data[j], len);
@@ -231,22 +244,28 @@ code_init (struct parity_code *c, unsigned k, unsigned parity)
 
 static const size_t lengths[] = { 4096, 65536 };
 
+/* Lengths for encoding: also ones that leave edges after the aligned
+ * middle, and one too short to have a middle at all. */
+static const size_t encode_lengths[] = { 40, 100, 4096, 4136, 65536 };
+
 /* parity_encode for P and P+Q, 1..20 data blocks, every misalignment
  * rotation.  Returns the number of encodings checked. */
 static unsigned
 check_encode (void)
 {
-  unsigned parity, k, l, rot, n = 0;
+  const size_t nl = sizeof encode_lengths / sizeof encode_lengths[0];
+  unsigned parity, k, l, r, n = 0;
 
   for (parity = 1; parity <= 2; parity++)
     for (k = 1; k <= MAX_DATA; k++)
-      for (l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
-        for (rot = 0; rot <= N_MISALIGN; rot++) {
+      for (l = 0; l < nl; l++)
+        for (r = 0; r <= 2 * N_MISALIGN; r++) {
+          unsigned rot = r <= N_MISALIGN ? r : ALIKE + r - N_MISALIGN - 1;
           struct parity_code code;
           struct stripe s;
 
           code_init (&code, k, parity);
-          stripe_alloc (&s, k, lengths[l], rot);
+          stripe_alloc (&s, k, encode_lengths[l], rot);
           parity_encode (&code, s.len, s.data, s.parity);
           check_parity (&s, parity, "parity_encode");
           stripe_free (&s);
@@ -309,21 +328,22 @@ check_update (void)
 }
 
 /* n buffers of len bytes: distinct, disjoint, usable to the last byte,
- * page-aligned or staggered by 256 bytes within the page. */
+ * page-aligned (whatever the skew) or staggered by 256 bytes within the
+ * page and skewed by skew bytes. */
 static void
-check_one_alloc (size_t n, size_t len, bool page_aligned)
+check_one_alloc (size_t n, size_t len, bool page_aligned, size_t skew)
 {
   uint8_t *bufs[MAX_DATA + 2], *block;
   size_t i, j, b;
 
-  block = parity_buffers_alloc (n, len, page_aligned, bufs);
+  block = parity_buffers_alloc (n, len, page_aligned, skew, bufs);
   if (!block) {
     fail ("parity_buffers_alloc (%zu, %zu, %d) returned NULL", n, len,
           page_aligned);
     return;
   }
   for (i = 0; i < n; i++) {
-    size_t want = page_aligned ? 0 : i * 256 % 4096;
+    size_t want = page_aligned ? 0 : i * 256 % 4096 + skew;
 
     if ((uintptr_t) bufs[i] % 4096 != want) {
       fail ("parity_buffers_alloc (%zu, %zu, %s): buffer %zu is at page "
@@ -358,14 +378,16 @@ check_alloc (void)
 {
   static const size_t ns[] = { 1, 2, 17, MAX_DATA + 2 };
   static const size_t lens[] = { 512, 4096, 5000, 65536 };
-  unsigned a, l, aligned, n = 0;
+  static const size_t skews[] = { 0, 16, 31 };
+  unsigned a, l, aligned, s, n = 0;
 
   for (a = 0; a < sizeof ns / sizeof ns[0]; a++)
     for (l = 0; l < sizeof lens / sizeof lens[0]; l++)
-      for (aligned = 0; aligned <= 1; aligned++) {
-        check_one_alloc (ns[a], lens[l], aligned);
-        n++;
-      }
+      for (aligned = 0; aligned <= 1; aligned++)
+        for (s = 0; s < sizeof skews / sizeof skews[0]; s++) {
+          check_one_alloc (ns[a], lens[l], aligned, skews[s]);
+          n++;
+        }
   return n;
 }
 
@@ -470,10 +492,11 @@ main (void)
     printf ("test-parity: %u failures\n", failures);
     return EXIT_FAILURE;
   }
-  printf ("test-parity: %u encodes (P and P+Q, k=1..20, 4K/64K, buffers "
-          "aligned or misaligned by 1/16/48) and %u read-modify-write "
+  printf ("test-parity: %u encodes (P and P+Q, k=1..20, 40 bytes to 64K, "
+          "buffers aligned, or misaligned by 1/16/48 alike or each its "
+          "own way) and %u read-modify-write "
           "updates match "
-          "naive GF(2^8); %u buffer sets are disjoint and staggered; "
+          "naive GF(2^8); %u buffer sets are disjoint, staggered and skewed; "
           "%u loss patterns (every single and double loss, k=1..20) "
           "recover\n", encodes, updates, allocs, recoveries);
   return EXIT_SUCCESS;
