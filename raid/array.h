@@ -153,10 +153,9 @@ struct raid_array {
 };
 
 /* Run a batch, in parallel where its members wait (array.c: quick);
- * each op gets its own result.  An op on a
- * member that cannot take it (failed, or recovering and the op reaches
- * above the rebuilt part) fails with ENODEV.  Returns the number of ops
- * that failed. */
+ * each op gets its own result.  An op on a member that cannot take it
+ * (failed, or recovering and the op reaches above the rebuilt part)
+ * fails with ENODEV.  Returns the number of ops that failed. */
 size_t array_run (struct raid_array *a, struct io_batch *b);
 /* Online processors. */
 unsigned array_cpus (void);
