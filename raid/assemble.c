@@ -26,12 +26,15 @@
 #include "controllers.h"
 #include "superblock-io.h"
 
-/* Threads in the member I/O pool: enough for every member to have a
- * couple of requests in flight. */
+/* Threads in the member I/O pool: enough for each of nbdkit's 16
+ * threads (its default) to have all of a request's member operations
+ * in flight, one in its own thread and the others here, up to 64.
+ * Members that wait on a network or a disk keep that many requests in
+ * flight; memory-speed ones do not use the pool. */
 static unsigned
 pool_threads (unsigned members)
 {
-  unsigned n = 2 * members;
+  unsigned n = 16 * (members - 1);
   return n < 4 ? 4 : n > 64 ? 64 : n;
 }
 

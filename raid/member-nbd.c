@@ -2,23 +2,38 @@
  *
  *   nbd://host:port/export   nbd+unix:///export?socket=PATH   nbds://...
  *
- * A member holds a few connections; each operation borrows one, issues
- * the command with libnbd's asynchronous API and polls for its reply
- * until the request timeout.  A connection that breaks (the server
- * restarted, a link flapped) is connected again, with backoff, and the
- * command sent again (all our commands can be repeated), for as long as
- * the request timeout allows; after that the operation fails, and the
- * array fails the member and runs on without it.
+ * A member holds a few connections, and each connection carries many
+ * commands at once: a thread issues its command with libnbd's
+ * asynchronous API on the least busy connection and waits for its
+ * reply.  One of the threads waiting on a connection drives it (polls
+ * its socket and lets libnbd read replies and send queued requests);
+ * the others sleep until a round of that makes progress, and one of
+ * them takes over when the driver's own command is done.  nbd_poll
+ * cannot be that driver: it holds the handle's lock while it sleeps,
+ * which would keep every other thread from issuing a command, so the
+ * driver polls the socket itself, with an eventfd that issuing threads
+ * ring when they queue output.
+ *
+ * A connection that breaks (the server restarted, a link flapped, a
+ * command went past the request timeout) is closed once the last
+ * command on it has given up, and connected again, with backoff, by
+ * the next command that needs it; the command is sent again (all ours
+ * can be repeated) for as long as the request timeout allows.  After
+ * that the operation fails, and the array fails the member and runs on
+ * without it.
  */
 #include <config.h>
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libnbd.h>
 
@@ -27,11 +42,35 @@
 /* Largest single NBD request we send (servers must take 32 MiB). */
 #define MAX_REQUEST (32 * 1024 * 1024)
 
+/* The longest the driver polls before looking at its deadline. */
+#define DRIVE_MS 1000
+
+/* One command's wait.  libnbd's completion callback marks it done; it
+ * is freed by whichever lets go last, the waiter or libnbd (which
+ * holds it until the command is retired or the handle closed, even
+ * after a waiter gave up on it). */
+struct pending {
+  pthread_cond_t wake;          /* done, driving handed over, or broken */
+  bool done;
+  int error;
+  unsigned refs;
+  pthread_mutex_t *lock;        /* the member's */
+  struct pending *next;         /* the connection's waiters */
+};
+
+struct conn {
+  struct nbd_handle *h;         /* NULL: not connected */
+  unsigned users;               /* commands on it, or the one connecting */
+  bool broken;                  /* take no more: the last user closes it */
+  bool driving;                 /* a waiter is polling its socket */
+  struct pending *waiters;
+  int ring;                     /* eventfd: output queued for the driver */
+};
+
 struct nbd_member {
-  pthread_mutex_t lock;
-  pthread_cond_t freed;
-  struct nbd_handle **conns;    /* NULL: broken, to connect again */
-  bool *busy;
+  pthread_mutex_t lock;         /* guards conns and pendings */
+  pthread_cond_t changed;       /* a connection was given back */
+  struct conn *conns;
   unsigned nconns;
   unsigned timeout_ms;
   char *uri;
@@ -55,61 +94,96 @@ now_ms (void)
   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Conditions wait on the monotonic clock, like the deadlines. */
+static void
+cond_init_monotonic (pthread_cond_t *cond)
+{
+  pthread_condattr_t attr;
+
+  pthread_condattr_init (&attr);
+  pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+  pthread_cond_init (cond, &attr);
+  pthread_condattr_destroy (&attr);
+}
+
+/* Wake every waiter on c, to see that it broke.  Lock held. */
+static void
+wake_all (struct conn *c)
+{
+  struct pending *p;
+
+  for (p = c->waiters; p; p = p->next)
+    pthread_cond_signal (&p->wake);
+}
+
 static struct nbd_handle *connect_one (const char *uri,
                                        const struct member_open_options *opts,
                                        int64_t deadline, char *err,
                                        size_t errlen);
 
-/* Borrow a connection slot: a connected one if one is free, else a
- * broken one for the caller to connect again. */
-static unsigned
+/* Choose a connection for one command: an idle connected one, else an
+ * unconnected one for the caller to connect, else the connected one
+ * carrying the fewest commands. */
+static struct conn *
 borrow (struct nbd_member *n)
 {
+  struct conn *busy, *unconnected, *c;
   unsigned i;
-  int broken = -1;
 
   pthread_mutex_lock (&n->lock);
   for (;;) {
-    for (i = 0; i < n->nconns; i++)
-      if (!n->busy[i]) {
-        if (n->conns[i])
+    busy = unconnected = NULL;
+    for (i = 0; i < n->nconns; i++) {
+      c = &n->conns[i];
+      if (c->h && !c->broken) {
+        if (c->users == 0)
           goto out;
-        broken = (int) i;
+        if (!busy || c->users < busy->users)
+          busy = c;
       }
-    if (broken >= 0) {
-      i = (unsigned) broken;
-      goto out;
+      else if (!c->h && c->users == 0)
+        unconnected = c;
     }
-    pthread_cond_wait (&n->freed, &n->lock);
+    c = unconnected ? unconnected : busy;
+    if (c)
+      goto out;
+    pthread_cond_wait (&n->changed, &n->lock);
   }
  out:
-  n->busy[i] = true;
+  c->users++;
   pthread_mutex_unlock (&n->lock);
-  return i;
+  return c;
 }
 
-/* Give a slot back, closing its connection if it broke. */
+/* Done with c; it broke if `broken`.  The last user of a broken
+ * connection closes it, leaving the slot to connect again. */
 static void
-give_back (struct nbd_member *n, unsigned c, bool broken)
+give_back (struct nbd_member *n, struct conn *c, bool broken)
 {
   struct nbd_handle *dead = NULL;
+  int saved = errno;
 
   pthread_mutex_lock (&n->lock);
-  n->busy[c] = false;
-  if (broken) {
-    dead = n->conns[c];
-    n->conns[c] = NULL;
+  c->broken |= broken;
+  c->users--;
+  if (c->broken && c->users == 0) {
+    dead = c->h;
+    c->h = NULL;
+    c->broken = false;
   }
-  pthread_cond_broadcast (&n->freed);
+  if (c->broken)
+    wake_all (c);
+  pthread_cond_broadcast (&n->changed);
   pthread_mutex_unlock (&n->lock);
   if (dead)
     nbd_close (dead);
+  errno = saved;
 }
 
-/* Connect slot c again before the deadline, backing off between tries
+/* Connect c again before the deadline, backing off between tries
  * (100 ms, doubling to 1 s). */
 static int
-reconnect (struct nbd_member *n, unsigned c, int64_t deadline)
+reconnect (struct nbd_member *n, struct conn *c, int64_t deadline)
 {
   int64_t backoff = 100, left;
   char err[256];
@@ -118,7 +192,9 @@ reconnect (struct nbd_member *n, unsigned c, int64_t deadline)
   for (;;) {
     h = connect_one (n->uri, &n->opts, deadline, err, sizeof err);
     if (h) {
-      n->conns[c] = h;          /* the slot is ours: busy */
+      pthread_mutex_lock (&n->lock);
+      c->h = h;
+      pthread_mutex_unlock (&n->lock);
       return 0;
     }
     left = deadline - now_ms ();
@@ -133,65 +209,200 @@ reconnect (struct nbd_member *n, unsigned c, int64_t deadline)
   }
 }
 
-/* Wait for a command until the deadline.  0, or -1 with errno. */
+/* One round of driving c: wait up to timeout_ms for its socket to be
+ * ready for what libnbd wants next (a reply to read, a request to
+ * send) or for a ring, and let libnbd go on.  0, or -1 if the
+ * connection failed. */
 static int
-wait_command (struct nbd_handle *h, int64_t cookie, int64_t deadline,
-              bool *broken)
+drive (struct conn *c, int timeout_ms)
+{
+  unsigned dir = nbd_aio_get_direction (c->h);
+  struct pollfd fds[2] = {
+    { .fd = nbd_aio_get_fd (c->h),
+      .events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) |
+                (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0) },
+    { .fd = c->ring, .events = POLLIN },
+  };
+  uint64_t rings;
+
+  if (fds[0].fd == -1)
+    return -1;
+  if (poll (fds, 2, timeout_ms) == -1)
+    return errno == EINTR ? 0 : -1;
+  if (fds[1].revents & POLLIN &&
+      read (c->ring, &rings, sizeof rings) == -1 && errno != EAGAIN)
+    return -1;
+  if (fds[0].revents & (POLLIN | POLLHUP))
+    return nbd_aio_notify_read (c->h);
+  if (fds[0].revents & POLLOUT)
+    return nbd_aio_notify_write (c->h);
+  if (fds[0].revents & (POLLERR | POLLNVAL))
+    return -1;
+  return 0;
+}
+
+static void
+wait_until (pthread_cond_t *cond, pthread_mutex_t *lock, int64_t deadline)
+{
+  struct timespec ts = { .tv_sec = deadline / 1000,
+                         .tv_nsec = deadline % 1000 * 1000000 };
+
+  pthread_cond_timedwait (cond, lock, &ts);
+}
+
+/* Wait for p's command on c until the deadline, driving c while nobody
+ * else does.  0, or -1 with errno (and *broken if c is no good any
+ * more).  Called and returns with the lock held. */
+static int
+await (struct nbd_member *n, struct conn *c, struct pending *p,
+       int64_t deadline, bool *broken)
 {
   for (;;) {
-    int r = nbd_aio_command_completed (h, (uint64_t) cookie);
-    int64_t left;
+    int64_t left = deadline - now_ms ();
+    int r;
 
-    if (r == 1)
-      return 0;
-    if (r == -1) {
-      errno = nbd_get_errno () ? nbd_get_errno () : EIO;
-      *broken = nbd_aio_is_dead (h) || nbd_aio_is_closed (h);
+    if (p->done) {
+      errno = p->error;
+      return p->error ? -1 : 0;
+    }
+    if (c->broken) {
+      errno = ENOTCONN;
+      *broken = true;
       return -1;
     }
-    left = deadline - now_ms ();
     if (left <= 0) {
       errno = ETIMEDOUT;
       *broken = true;           /* the reply may still come: drop it all */
       return -1;
     }
-    if (nbd_poll (h, (int) (left > 1000 ? 1000 : left)) == -1) {
-      errno = nbd_get_errno () ? nbd_get_errno () : EIO;
-      *broken = true;
-      return -1;
+    if (c->driving) {
+      wait_until (&p->wake, &n->lock, deadline);
+      continue;
+    }
+    c->driving = true;
+    pthread_mutex_unlock (&n->lock);
+    r = drive (c, (int) (left < DRIVE_MS ? left : DRIVE_MS));
+    pthread_mutex_lock (&n->lock);
+    c->driving = false;
+    if (r == -1) {
+      c->broken = true;
+      wake_all (c);
     }
   }
 }
 
 enum cmd { CMD_READ, CMD_WRITE, CMD_ZERO, CMD_FLUSH };
 
-/* Issue one command on connection h and wait for it. */
-static int
-issue (struct nbd_handle *h, enum cmd cmd, void *buf, uint64_t len,
-       uint64_t off, int64_t deadline, bool *broken)
+/* Lock held. */
+static void
+let_go (struct pending *p)
 {
-  int64_t cookie = -1;
+  if (--p->refs == 0) {
+    pthread_cond_destroy (&p->wake);
+    free (p);
+  }
+}
+
+/* libnbd's completion callback. */
+static int
+command_done (void *user_data, int *error)
+{
+  struct pending *p = user_data;
+
+  pthread_mutex_lock (p->lock);
+  p->done = true;
+  p->error = *error;
+  pthread_cond_signal (&p->wake);
+  pthread_mutex_unlock (p->lock);
+  return 1;                     /* retire it: nobody asks for the cookie */
+}
+
+/* libnbd's free callback: it holds p no more. */
+static void
+command_freed (void *user_data)
+{
+  struct pending *p = user_data;
+  pthread_mutex_t *lock = p->lock;
+
+  pthread_mutex_lock (lock);
+  let_go (p);
+  pthread_mutex_unlock (lock);
+}
+
+/* Leave c's waiters; a driver leaving hands driving to the next. */
+static void
+stop_waiting (struct conn *c, struct pending *p)
+{
+  struct pending **pp = &c->waiters;
+
+  while (*pp != p)
+    pp = &(*pp)->next;
+  *pp = p->next;
+  if (!c->driving && c->waiters)
+    pthread_cond_signal (&c->waiters->wake);
+  let_go (p);
+}
+
+static int64_t
+start (struct nbd_handle *h, enum cmd cmd, void *buf, uint64_t len,
+       uint64_t off, struct pending *p)
+{
+  nbd_completion_callback cb = { .callback = command_done, .user_data = p,
+                                 .free = command_freed };
 
   switch (cmd) {
   case CMD_READ:
-    cookie = nbd_aio_pread (h, buf, len, off, NBD_NULL_COMPLETION, 0);
-    break;
+    return nbd_aio_pread (h, buf, len, off, cb, 0);
   case CMD_WRITE:
-    cookie = nbd_aio_pwrite (h, buf, len, off, NBD_NULL_COMPLETION, 0);
-    break;
+    return nbd_aio_pwrite (h, buf, len, off, cb, 0);
   case CMD_ZERO:
-    cookie = nbd_aio_zero (h, len, off, NBD_NULL_COMPLETION, 0);
-    break;
+    return nbd_aio_zero (h, len, off, cb, 0);
   case CMD_FLUSH:
-    cookie = nbd_aio_flush (h, NBD_NULL_COMPLETION, 0);
-    break;
+    return nbd_aio_flush (h, cb, 0);
   }
-  if (cookie == -1) {
-    errno = nbd_get_errno () ? nbd_get_errno () : EIO;
-    *broken = nbd_aio_is_dead (h) || nbd_aio_is_closed (h);
+  abort ();
+}
+
+/* Issue one command on c and wait for it. */
+static int
+issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
+       uint64_t len, uint64_t off, int64_t deadline, bool *broken)
+{
+  struct pending *p = calloc (1, sizeof *p);
+  bool output;
+  int r, saved;
+
+  if (!p)
     return -1;
+  cond_init_monotonic (&p->wake);
+  p->refs = 2;                  /* ours, and libnbd's until it frees it */
+  p->lock = &n->lock;
+  pthread_mutex_lock (&n->lock);
+  p->next = c->waiters;
+  c->waiters = p;
+  pthread_mutex_unlock (&n->lock);
+
+  if (start (c->h, cmd, buf, len, off, p) == -1) {
+    errno = nbd_get_errno () ? nbd_get_errno () : EIO;
+    r = -1;
+    pthread_mutex_lock (&n->lock);
   }
-  return wait_command (h, cookie, deadline, broken);
+  else {
+    /* libnbd sent what the socket took; a driver polling only for
+     * replies must learn that the rest waits to be written. */
+    output = nbd_aio_get_direction (c->h) & LIBNBD_AIO_DIRECTION_WRITE;
+    pthread_mutex_lock (&n->lock);
+    if (output && c->driving)
+      eventfd_write (c->ring, 1);
+    r = await (n, c, p, deadline, broken);
+  }
+  saved = errno;
+  stop_waiting (c, p);
+  pthread_mutex_unlock (&n->lock);
+  if (r == -1 && !*broken)
+    *broken = nbd_aio_is_dead (c->h) == 1 || nbd_aio_is_closed (c->h) == 1;
+  errno = saved;
+  return r;
 }
 
 /* One command, on whichever connection works, until the deadline.  A
@@ -202,18 +413,18 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
 {
   struct nbd_member *n = priv (m);
   int64_t deadline = now_ms () + n->timeout_ms;
+  struct conn *c;
   bool broken;
-  unsigned c;
   int r;
 
   for (;;) {
     c = borrow (n);
-    if (!n->conns[c] && reconnect (n, c, deadline) == -1) {
+    if (!c->h && reconnect (n, c, deadline) == -1) {
       give_back (n, c, false);
       return -1;
     }
     broken = false;
-    r = issue (n->conns[c], cmd, buf, len, off, deadline, &broken);
+    r = issue (n, c, cmd, buf, len, off, deadline, &broken);
     give_back (n, c, broken);
     if (r == 0 || !broken || now_ms () >= deadline)
       return r;
@@ -302,13 +513,14 @@ nbd_member_close (struct member *m)
   struct nbd_member *n = priv (m);
   unsigned i;
 
-  for (i = 0; i < n->nconns; i++)
-    if (n->conns[i])
-      disconnect (n->conns[i]);
+  for (i = 0; i < n->nconns; i++) {
+    if (n->conns[i].h)
+      disconnect (n->conns[i].h);
+    close (n->conns[i].ring);
+  }
   pthread_mutex_destroy (&n->lock);
-  pthread_cond_destroy (&n->freed);
+  pthread_cond_destroy (&n->changed);
   free (n->conns);
-  free (n->busy);
   free (n->uri);
   free (n);
   free (m->name);
@@ -373,40 +585,46 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   struct member *m = calloc (1, sizeof *m);
   struct nbd_member *n = calloc (1, sizeof *n);
   unsigned i, count = opts->nbd_connections ? opts->nbd_connections : 1;
+  struct nbd_handle *h;
   int64_t size = -1, max;
 
   if (!m || !n || !(m->name = strdup (uri)) || !(n->uri = strdup (uri)) ||
-      !(n->conns = calloc (count, sizeof *n->conns)) ||
-      !(n->busy = calloc (count, sizeof *n->busy))) {
+      !(n->conns = calloc (count, sizeof *n->conns))) {
     snprintf (err, errlen, "%s: %s", uri, strerror (ENOMEM));
     goto fail;
   }
   pthread_mutex_init (&n->lock, NULL);
-  pthread_cond_init (&n->freed, NULL);
+  pthread_cond_init (&n->changed, NULL);
   m->priv = n;
   m->ops = &nbd_ops;
   m->waits = true;
   n->timeout_ms = opts->nbd_timeout_s * 1000;
   n->opts = *opts;
   for (i = 0; i < count; i++) {
-    n->conns[i] = connect_one (uri, opts, INT64_MAX, err, errlen);
-    if (!n->conns[i])
+    n->conns[i].ring = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (n->conns[i].ring == -1) {
+      snprintf (err, errlen, "%s: eventfd: %s", uri, strerror (errno));
       goto fail;
+    }
     n->nconns = i + 1;
+    n->conns[i].h = connect_one (uri, opts, INT64_MAX, err, errlen);
+    if (!n->conns[i].h)
+      goto fail;
   }
-  size = nbd_get_size (n->conns[0]);
+  h = n->conns[0].h;
+  size = nbd_get_size (h);
   if (size < 0) {
     snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
     goto fail;
   }
-  if (!opts->readonly && nbd_is_read_only (n->conns[0]) == 1) {
+  if (!opts->readonly && nbd_is_read_only (h) == 1) {
     snprintf (err, errlen, "%s: the export is read-only", uri);
     goto fail;
   }
   m->size_bytes = (uint64_t) size;
-  n->can_flush = nbd_can_flush (n->conns[0]) == 1;
-  n->can_zero = nbd_can_zero (n->conns[0]) == 1;
-  max = nbd_get_block_size (n->conns[0], LIBNBD_SIZE_MAXIMUM);
+  n->can_flush = nbd_can_flush (h) == 1;
+  n->can_zero = nbd_can_zero (h) == 1;
+  max = nbd_get_block_size (h, LIBNBD_SIZE_MAXIMUM);
   n->max_request = max > 0 && max < MAX_REQUEST ? (uint64_t) max : MAX_REQUEST;
   return m;
 
@@ -419,7 +637,6 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
     free (m);
     if (n) {
       free (n->conns);
-      free (n->busy);
       free (n->uri);
     }
     free (n);
