@@ -150,6 +150,24 @@ array_cpus (void)
   return n;
 }
 
+/* Does m wait on a device or the network, or, for a nested array, do
+ * any of its members? */
+static bool
+member_waits (const struct member *m)
+{
+  struct raid_array *inner = member_array_inner (m);
+  unsigned i;
+
+  if (!inner)
+    return m->waits;
+  for (i = 0; i < inner->geo.members + inner->nspares; i++) {
+    const struct member *io = array_slot (inner, i)->io;
+    if (io && member_waits (io))
+      return true;
+  }
+  return false;
+}
+
 static bool
 quick (struct raid_array *a, const struct io_batch *b)
 {
@@ -157,7 +175,7 @@ quick (struct raid_array *a, const struct io_batch *b)
 
   for (i = 0; i < b->n; i++) {
     const struct raid_slot *s = array_slot (a, b->ops[i].member);
-    if (s->io && (s->io->waits ||
+    if (s->io && (member_waits (s->io) ||
                   __atomic_load_n (&s->io->service_ns, __ATOMIC_RELAXED)
                   >= CPU_BOUND_NS))
       return false;
