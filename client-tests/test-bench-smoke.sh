@@ -30,6 +30,7 @@ readers,12 readers / 1 reader
 degraded,seq read 1M qd16
 degraded,rand read 4K qd32
 rebuild,"rebuild, idle"
+rebuild,"rebuild, idle, all written"
 rebuild,"rebuild, under client load"
 rebuild,rand read 4K qd32
 bitmap,seq write 1M qd16

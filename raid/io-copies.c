@@ -354,6 +354,83 @@ copies_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
   return 0;
 }
 
+/* The copy member m's unit mu is rebuilt from, for its bytes up to
+ * end_within: another usable one.  NULL if no copy is left. */
+static const struct place *
+rebuild_source (const struct raid_array *a, const struct members_view *v,
+                const struct member_set *gone, unsigned m, uint64_t unit,
+                uint64_t end_within, struct place *places)
+{
+  unsigned n = geometry_unit_places (&a->geo, unit, places), i;
+
+  for (i = 0; i < n; i++)
+    if (places[i].disk != m && place_usable (a, v, gone, &places[i],
+                                             end_within))
+      return &places[i];
+  return NULL;
+}
+
+/* Call fn for each unit-sized piece [lo, hi) of member m's range
+ * [off, off+len), with the place it is rebuilt from (NULL for space
+ * that holds no unit: it reads as zeros); stop at the first that
+ * does not return 0. */
+static int
+each_source (struct raid_array *a, unsigned m, uint64_t off, uint64_t len,
+             const struct member_set *gone,
+             int (*fn) (struct raid_array *a, const struct place *from,
+                        uint64_t lo, uint64_t hi, uint64_t within,
+                        void *opaque),
+             void *opaque)
+{
+  const struct raid_geometry *g = &a->geo;
+  struct place places[RAID_MAX_MEMBERS];
+  const struct place *from;
+  struct members_view v;
+  uint64_t mu, unit;
+  int r = 0;
+
+  array_view (a, &v);
+  for (mu = off / g->unit_bytes;
+       r == 0 && mu <= (off + len - 1) / g->unit_bytes; mu++) {
+    uint64_t lo = mu * g->unit_bytes > off ? mu * g->unit_bytes : off;
+    uint64_t hi = (mu + 1) * g->unit_bytes < off + len
+      ? (mu + 1) * g->unit_bytes : off + len;
+
+    from = NULL;
+    if (geometry_unit_at (g, m, mu, &unit)) {
+      from = rebuild_source (a, &v, gone, m, unit, hi - mu * g->unit_bytes,
+                             places);
+      if (!from) {
+        errno = EIO;            /* no copy left to rebuild it from */
+        return -1;
+      }
+    }
+    r = fn (a, from, lo, hi, lo - mu * g->unit_bytes, opaque);
+  }
+  return r;
+}
+
+struct rebuild_reads {
+  uint64_t off;
+  uint8_t *out;
+  struct io_batch b;
+};
+
+static int
+add_source_read (struct raid_array *a, const struct place *from,
+                 uint64_t lo, uint64_t hi, uint64_t within, void *opaque)
+{
+  struct rebuild_reads *r = opaque;
+
+  if (!from) {
+    memset (r->out + (lo - r->off), 0, hi - lo);
+    return 0;
+  }
+  return io_batch_add (&r->b, IO_READ, from->disk,
+                       from->member_unit * a->geo.unit_bytes + within,
+                       hi - lo, r->out + (lo - r->off));
+}
+
 /* What member m should hold at [off, off+len): each of its units read
  * from another copy; space that holds no unit reads as zeros. */
 static int
@@ -361,48 +438,45 @@ copies_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
                     uint64_t len, const struct member_set *gone,
                     uint8_t *out, struct scratch *scratch)
 {
-  const struct raid_geometry *g = &a->geo;
-  struct place places[RAID_MAX_MEMBERS];
-  struct members_view v;
-  struct io_batch b;
-  uint64_t mu, unit;
-  int r = -1;
+  struct rebuild_reads r = { .off = off, .out = out };
+  int ret = -1;
 
-  array_view (a, &v);
-  io_batch_init (&b);
-  for (mu = off / g->unit_bytes; mu <= (off + len - 1) / g->unit_bytes;
-       mu++) {
-    uint64_t lo = mu * g->unit_bytes > off ? mu * g->unit_bytes : off;
-    uint64_t hi = (mu + 1) * g->unit_bytes < off + len
-      ? (mu + 1) * g->unit_bytes : off + len;
-    unsigned n, i;
-
-    if (!geometry_unit_at (g, m, mu, &unit)) {
-      memset (out + (lo - off), 0, hi - lo);
-      continue;
-    }
-    n = geometry_unit_places (g, unit, places);
-    for (i = 0; i < n; i++)
-      if (places[i].disk != m && place_usable (a, &v, gone, &places[i],
-                                               hi - mu * g->unit_bytes))
-        break;
-    if (i == n) {
-      errno = EIO;              /* no copy left to rebuild it from */
-      goto out;
-    }
-    if (io_batch_add (&b, IO_READ, places[i].disk,
-                      places[i].member_unit * g->unit_bytes +
-                      (lo - mu * g->unit_bytes), hi - lo, out + (lo - off)))
-      goto out;
-  }
-  if (array_run (a, &b)) {
+  io_batch_init (&r.b);
+  if (each_source (a, m, off, len, gone, add_source_read, &r))
+    goto out;
+  if (array_run (a, &r.b)) {
     errno = EIO;
     goto out;
   }
-  r = 0;
+  ret = 0;
  out:
-  io_batch_free (&b);
-  return r;
+  io_batch_free (&r.b);
+  return ret;
+}
+
+/* 1 (go on) while every source is a hole, 0 at the first that is not. */
+static int
+source_hole (struct raid_array *a, const struct place *from, uint64_t lo,
+             uint64_t hi, uint64_t within, void *opaque)
+{
+  int hole;
+
+  if (!from)
+    return 0;
+  hole = array_member_hole (a, from->disk, from->member_unit *
+                            a->geo.unit_bytes + within, hi - lo);
+  return hole == 1 ? 0 : hole == 0 ? 1 : -1;
+}
+
+static int
+copies_unwritten (struct raid_array *a, unsigned m, uint64_t off,
+                  uint64_t len, const struct member_set *gone)
+{
+  switch (each_source (a, m, off, len, gone, source_hole, NULL)) {
+  case 0: return 1;
+  case 1: return 0;
+  default: return -1;
+  }
 }
 
 static void
@@ -426,6 +500,7 @@ const struct raid_level_ops copies_level_ops = {
   .sync = copies_sync,
   .sync_unit_of = copies_sync_unit_of,
   .reconstruct = copies_reconstruct,
+  .unwritten = copies_unwritten,
   .member_keys = copies_member_keys,
   .check = copies_check,
 };

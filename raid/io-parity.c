@@ -670,6 +670,7 @@ const struct raid_level_ops parity_level_ops = {
   .sync = parity_sync,
   .sync_unit_of = parity_sync_unit_of,
   .reconstruct = parity_reconstruct,
+  .unwritten = parity_unwritten,
   .member_keys = parity_member_keys,
   .check = parity_check,
 };

@@ -279,22 +279,32 @@ job_buffers_free (struct job_buffers *b)
 }
 
 /* Reconstruct [off, off+len) of the target into worker i's buffer and
- * write it there. */
+ * write it there; where everything it would be rebuilt from is a hole
+ * (sparse member files), zero it instead: nothing is read or computed,
+ * and the target stays as sparse as its sources. */
 static int
 rebuild_piece (struct raid_array *a, const struct member_set *gone,
                uint64_t off, uint64_t len, unsigned i)
 {
   struct raid_slot *t = rebuild_target (a);
-  uint8_t *out = scratch_get (&a->job_buffers.out[i], len);
+  const uint64_t at = t->data_offset_bytes + off;
+  int hole = a->ops->unwritten (a, a->job.target, off, len, gone);
+  uint8_t *out = NULL;
   char why[160];
 
-  if (!out ||
-      a->ops->reconstruct (a, a->job.target, off, len, gone, out,
-                           &a->job_buffers.level[i]) == -1)
+  if (hole == -1)
     return -1;
-  if (t->io->ops->pwrite (t->io, out, len, t->data_offset_bytes + off) == -1) {
-    snprintf (why, sizeof why, "pwrite at %" PRIu64 " while rebuilding: %s",
-              t->data_offset_bytes + off, strerror (errno));
+  if (!hole) {
+    out = scratch_get (&a->job_buffers.out[i], len);
+    if (!out ||
+        a->ops->reconstruct (a, a->job.target, off, len, gone, out,
+                             &a->job_buffers.level[i]) == -1)
+      return -1;
+  }
+  if ((hole ? t->io->ops->zero (t->io, len, at)
+       : t->io->ops->pwrite (t->io, out, len, at)) == -1) {
+    snprintf (why, sizeof why, "%s at %" PRIu64 " while rebuilding: %s",
+              hole ? "zero" : "pwrite", at, strerror (errno));
     array_fail_member (a, a->job.kind == RAID_JOB_REPLACE
                        ? a->geo.members + a->job.spare : a->job.target, why);
     return -1;

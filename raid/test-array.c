@@ -8,10 +8,11 @@
 
 struct raid_array *
 test_array (const char *dir, const char *name, const char *array_keys,
-            unsigned members, uint64_t bytes, struct raid_config *cfg)
+            unsigned members, uint64_t bytes,
+            const struct raid_create_options *co, struct raid_config *cfg)
 {
+  static const struct raid_create_options defaults;
   char conf[512], err[1024], path[512];
-  struct raid_create_options co = { 0 };
   struct raid_options ao = { 0 };
   struct raid_array *a;
   unsigned m;
@@ -37,7 +38,7 @@ test_array (const char *dir, const char *name, const char *array_keys,
   fclose (fp);
   if (raid_config_load (conf, cfg, err, sizeof err) == -1)
     a = NULL;
-  else if (raid_create (cfg, &co, err, sizeof err) == -1 ||
+  else if (raid_create (cfg, co ? co : &defaults, err, sizeof err) == -1 ||
            !(a = raid_assemble (cfg, &ao, err, sizeof err)))
     raid_config_free (cfg), a = NULL;
   if (!a)

@@ -7,11 +7,14 @@
 #include "raid.h"
 
 /* Write dir/name.conf with array_keys ("level = 5\nchunk = 16K\n") and
- * members files dir/name-N.img of bytes each, create the array and
- * assemble it (not started).  NULL, having printed why, on failure;
+ * members files dir/name-N.img of bytes each (sparse), create the
+ * array (with co, or the defaults if NULL) and assemble it (not
+ * started).  NULL, having printed why, on failure;
  * cfg is to be freed with raid_config_free after raid_close. */
 struct raid_array *test_array (const char *dir, const char *name,
                                const char *array_keys, unsigned members,
-                               uint64_t bytes, struct raid_config *cfg);
+                               uint64_t bytes,
+                               const struct raid_create_options *co,
+                               struct raid_config *cfg);
 
 #endif

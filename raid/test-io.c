@@ -90,7 +90,8 @@ run_case (const char *dir, const char *name, const char *array_keys,
   unsigned i;
   int r = 1;
 
-  a = test_array (dir, name, array_keys, members, 2 * 1024 * 1024, &cfg);
+  a = test_array (dir, name, array_keys, members, 2 * 1024 * 1024, NULL,
+                  &cfg);
   if (!a)
     return 1;
   if (raid_start (a) == -1)

@@ -8,6 +8,12 @@
  * there is exactly what a rebuild must put back.  Then one member is
  * failed and recovered onto a spare through the background job, which
  * must leave the spare equal to the member it replaced.
+ *
+ * The same again on arrays written only here and there (created clean
+ * on sparse files): where everything a piece is rebuilt from is a hole,
+ * the recovery zeroes the spare there instead of reading, so the spare
+ * (filled with garbage first) must still equal the member, and have
+ * holes where the member has them.
  */
 #include <config.h>
 
@@ -24,6 +30,10 @@
 #define MEMBER_FILE_BYTES (8 * 1024 * 1024)
 /* The bitmap plays no part in what a rebuild writes. */
 #define NO_BITMAP "bitmap = none\n"
+/* Sparse arrays: a piece of data every SPARSE_EVERY bytes of the array,
+ * so a member has whole rebuild pieces in holes between them. */
+#define SPARSE_EVERY (4 * 1024 * 1024)
+#define SPARSE_PIECE 100000
 
 static unsigned checks;
 
@@ -81,7 +91,8 @@ static int
 check_losses (const char *dir, const char *name, struct raid_array *a)
 {
   const unsigned n = a->geo.members;
-  const uint64_t area = a->geo.member_bytes, C = a->geo.chunk_bytes;
+  const uint64_t area = a->geo.member_bytes;
+  const uint64_t C = a->geo.chunk_bytes ? a->geo.chunk_bytes : 64 * 1024;
   const uint64_t ranges[][2] = {
     { 0, area }, { 1000, 7777 }, { C - 513, 2 * C + 1030 },
   };
@@ -121,6 +132,16 @@ garbage_spare (const char *path)
   return ok ? 0 : -1;
 }
 
+/* Does [off, off+len) of the file at fd contain a hole?  (Where the
+ * filesystem has no holes, nothing does.) */
+static bool
+has_hole (int fd, uint64_t off, uint64_t len)
+{
+  off_t h = lseek (fd, (off_t) off, SEEK_HOLE);
+
+  return h != -1 && (uint64_t) h < off + len;
+}
+
 /* The whole path a lost member takes, through the job (its pieces and
  * workers): fail member m, add a spare, step the recovery to its end;
  * the spare must then hold exactly what m held. */
@@ -132,7 +153,8 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
   uint8_t *want = malloc (area), *got = malloc (area);
   char path[512], role[16], err[256];
   const struct raid_slot *s = &a->slots[m];
-  int r = -1, step = 1, fd = -1;
+  const uint64_t data_at = s->data_offset_bytes;
+  int r = -1, step = 1, fd = -1, lost = -1;
 
   snprintf (path, sizeof path, "%s/%s-spare.img", dir, name);
   snprintf (role, sizeof role, "%u", m);
@@ -141,6 +163,9 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
     fprintf (stderr, "FAIL: %s: cannot set up the recovery\n", name);
     goto out;
   }
+  snprintf (path, sizeof path, "%s/%s-%u.img", dir, name, m);
+  lost = open (path, O_RDONLY);
+  snprintf (path, sizeof path, "%s/%s-spare.img", dir, name);
   if (raid_admin_fail (a, role, false, err, sizeof err) == -1 ||
       raid_admin_add (a, path, err, sizeof err) == -1) {
     fprintf (stderr, "FAIL: %s: fail and add: %s\n", name, err);
@@ -155,11 +180,15 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
     goto out;
   }
   fd = open (path, O_RDONLY);
-  if (fd == -1 || pread (fd, got, area, s->data_offset_bytes) != (ssize_t) area)
+  if (fd == -1 || lost == -1 ||
+      pread (fd, got, area, data_at) != (ssize_t) area)
     fprintf (stderr, "FAIL: %s: cannot read the spare back\n", name);
   else if (memcmp (got, want, area) != 0)
     fprintf (stderr, "FAIL: %s: the spare's bytes differ from member %u's\n",
              name, m);
+  else if (has_hole (lost, data_at, area) && !has_hole (fd, data_at, area))
+    fprintf (stderr, "FAIL: %s: member %u has holes, the spare rebuilt from "
+             "the others none\n", name, m);
   else {
     checks++;
     r = 0;
@@ -167,37 +196,57 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
  out:
   if (fd != -1)
     close (fd);
+  if (lost != -1)
+    close (lost);
   free (want);
   free (got);
   return r;
 }
 
+/* Fill the array with random bytes: all of it, or (sparse) a piece
+ * every SPARSE_EVERY bytes. */
+static int
+fill (struct raid_array *a, bool sparse, unsigned seed)
+{
+  const uint64_t size = raid_size (a);
+  const uint64_t step = sparse ? SPARSE_EVERY : size;
+  const uint64_t len = sparse ? SPARSE_PIECE : size;
+  uint8_t *data = malloc (len);
+  uint64_t off, i;
+  int r = 0;
+
+  if (!data)
+    return -1;
+  /* Pieces start off a page, so their stripes are written in part. */
+  for (off = sparse ? 12345 : 0; off + len <= size && r == 0; off += step) {
+    for (i = 0; i < len; i++)
+      data[i] = (uint8_t) rand_r (&seed);
+    r = raid_write (a, data, len, off, false);
+  }
+  free (data);
+  return r == 0 ? raid_flush (a) : -1;
+}
+
 static int
 run_case (const char *dir, const char *name, const char *array_keys,
-          unsigned members)
+          unsigned members, bool sparse)
 {
+  const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg;
   struct raid_array *a;
-  uint8_t *data;
-  uint64_t size, i;
-  unsigned seed = members;
   int r = 1;
 
-  a = test_array (dir, name, array_keys, members, MEMBER_FILE_BYTES, &cfg);
+  a = test_array (dir, name, array_keys, members, MEMBER_FILE_BYTES,
+                  sparse ? &clean : NULL, &cfg);
   if (!a)
     return 1;
   if (raid_start (a) == -1)
     goto out;
-  size = raid_size (a);
-  data = malloc (size);
-  for (i = 0; i < size; i++)
-    data[i] = (uint8_t) rand_r (&seed);
-  if (raid_write (a, data, size, 0, false) == -1 || raid_flush (a) == -1)
+  if (fill (a, sparse, members) == -1)
     fprintf (stderr, "FAIL: %s: filling the array failed\n", name);
   else
     r = check_losses (dir, name, a) ||
       check_recovery (dir, name, a, members - 2);
-  free (data);
   if (r == 0)
     printf ("ok: %s, every loss rebuilds each member's bytes, a spare "
             "recovers one\n", name);
@@ -219,13 +268,22 @@ main (void)
     return 1;
   }
   failed |= run_case (dir, "raid5-ls", "level = 5\nchunk = 16K\n"
-                      NO_BITMAP, 4);
+                      NO_BITMAP, 4, false);
   failed |= run_case (dir, "raid5-ra", "level = 5\nlayout = ra\n"
-                      "chunk = 64K\n" NO_BITMAP, 5);
+                      "chunk = 64K\n" NO_BITMAP, 5, false);
   failed |= run_case (dir, "raid6-ls", "level = 6\nchunk = 4K\n"
-                      NO_BITMAP, 6);
+                      NO_BITMAP, 6, false);
   failed |= run_case (dir, "raid6-la", "level = 6\nlayout = la\n"
-                      "chunk = 128K\n" NO_BITMAP, 5);
+                      "chunk = 128K\n" NO_BITMAP, 5, false);
+  failed |= run_case (dir, "raid10-n2", "level = 10\nchunk = 64K\n"
+                      NO_BITMAP, 4, false);
+  failed |= run_case (dir, "raid5-ls-sparse", "level = 5\nchunk = 16K\n"
+                      NO_BITMAP, 4, true);
+  failed |= run_case (dir, "raid6-la-sparse", "level = 6\nlayout = la\n"
+                      "chunk = 128K\n" NO_BITMAP, 5, true);
+  failed |= run_case (dir, "raid10-f2-sparse", "level = 10\nlayout = f2\n"
+                      "chunk = 32K\n" NO_BITMAP, 5, true);
+  failed |= run_case (dir, "raid1-sparse", "level = 1\n" NO_BITMAP, 3, true);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
