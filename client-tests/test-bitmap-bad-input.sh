@@ -26,6 +26,9 @@ bitmap_corrupt () {
 for what in magic uuid; do
   new_array "$what" 5 left-symmetric 64K 3 8M --assume-clean
   start_server "$conf"
+  # Every block written: a resync passes holes by without counting them.
+  random_file "$T/$what.data" "$(export_size)"
+  nbdcopy "$T/$what.data" "$uri"
   stop_server
   for i in 0 1 2; do
     case $what in

@@ -476,17 +476,3 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
   return fn (opaque, run_start, run_len, run_hole);
 }
 
-uint64_t
-raid_sync_units (const struct raid_array *a)
-{
-  return a->ops->sync_units (a);
-}
-
-int
-raid_sync (struct raid_array *a, uint64_t first, uint64_t n)
-{
-  if (check_writable (a))
-    return -1;
-  return a->ops->sync (a, first, n);
-}
-

@@ -52,9 +52,11 @@ struct raid_level_ops {
   void (*locate) (const struct raid_array *a, uint64_t unit,
                   unsigned *member, uint64_t *member_off);
   /* Redundancy: units (stripes, or array units for copies) to resync,
-   * and resync of n of them. */
+   * and resync of n of them; *done counts those that needed it (units
+   * in holes on every member are consistent as they are). */
   uint64_t (*sync_units) (const struct raid_array *a);
-  int (*sync) (struct raid_array *a, uint64_t first, uint64_t n);
+  int (*sync) (struct raid_array *a, uint64_t first, uint64_t n,
+               uint64_t *done);
   /* The sync unit holding array byte offset (for the bitmap). */
   uint64_t (*sync_unit_of) (const struct raid_array *a, uint64_t offset);
   /* What member m should hold at [off, off+len) of its data area, from

@@ -244,13 +244,31 @@ first_usable (const struct raid_array *a, const struct members_view *v,
   return c;
 }
 
+/* Are all copies of a unit in holes, on members all in use?  Then they
+ * agree (zeros): resync and check pass the unit by, and sparse members
+ * stay sparse. */
+static int
+unit_in_holes (struct raid_array *a, const struct place *places,
+               unsigned n, uint64_t len)
+{
+  unsigned c;
+  int hole = 1;
+
+  for (c = 0; c < n && hole == 1; c++)
+    hole = slot_state (&a->slots[places[c].disk]) != SLOT_ACTIVE ? 0
+      : array_member_hole (a, places[c].disk,
+                           places[c].member_unit * a->geo.unit_bytes, len);
+  return hole;
+}
+
 /* One round of resync or check over units [u, u+n): with sync, the
  * first usable copy of each unit is written over the others; with
  * check, every usable copy is read and 4K pages that differ from the
- * first are counted (and with repair, rewritten from it). */
+ * first are counted (and with repair, rewritten from it).  *done
+ * counts the units not in holes. */
 static int
 copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
-              bool repair, uint64_t *mismatches)
+              bool repair, uint64_t *mismatches, uint64_t *done)
 {
   const struct raid_geometry *g = &a->geo;
   struct place places[RAID_MAX_MEMBERS];
@@ -258,14 +276,19 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
   struct members_view v;
   struct io_batch reads, writes;
   uint8_t *buf, *bufs[RAID_MAX_MEMBERS];
+  bool *in_holes = calloc (n, sizeof *in_holes);
   uint64_t i;
   unsigned c, src, np;
-  int r = -1;
+  int r = -1, hole;
 
   buf = parity_buffers_alloc (g->copies, n * g->unit_bytes, a->direct, 0,
                               bufs);
-  if (!buf)
+  if (!buf || !in_holes) {
+    parity_buffers_free (buf);
+    free (in_holes);
+    errno = ENOMEM;
     return -1;
+  }
   io_batch_init (&reads);
   io_batch_init (&writes);
   array_lock_units (a, u, u + n - 1, true);
@@ -274,6 +297,13 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
     uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes;
 
     np = geometry_unit_places (g, u + i, places);
+    hole = unit_in_holes (a, places, np, len);
+    if (hole == -1)
+      goto out;
+    in_holes[i] = hole;
+    if (hole)
+      continue;
+    ++*done;
     src = first_usable (a, &v, places, np, len);
     for (c = src; c < np; c++)
       if ((c == src || !sync) &&
@@ -290,6 +320,8 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
   for (i = 0; i < n; i++) {
     uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes, p;
 
+    if (in_holes[i])
+      continue;
     np = geometry_unit_places (g, u + i, places);
     src = first_usable (a, &v, places, np, len);
     for (c = src + 1; c < np; c++) {
@@ -317,6 +349,7 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
   io_batch_free (&reads);
   io_batch_free (&writes);
   parity_buffers_free (buf);
+  free (in_holes);
   return r;
 }
 
@@ -328,13 +361,15 @@ window_units (const struct raid_array *a)
 }
 
 static int
-copies_sync (struct raid_array *a, uint64_t first, uint64_t n)
+copies_sync (struct raid_array *a, uint64_t first, uint64_t n,
+             uint64_t *done)
 {
   uint64_t u, w, ignored = 0;
 
+  *done = 0;
   for (u = first; u < first + n; u += w) {
     w = first + n - u < window_units (a) ? first + n - u : window_units (a);
-    if (copies_round (a, u, w, true, false, &ignored))
+    if (copies_round (a, u, w, true, false, &ignored, done))
       return -1;
   }
   return 0;
@@ -344,11 +379,11 @@ static int
 copies_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
               uint64_t *mismatches)
 {
-  uint64_t u, w;
+  uint64_t u, w, read = 0;
 
   for (u = first; u < first + n; u += w) {
     w = first + n - u < window_units (a) ? first + n - u : window_units (a);
-    if (copies_round (a, u, w, false, repair, mismatches))
+    if (copies_round (a, u, w, false, repair, mismatches, &read))
       return -1;
   }
   return 0;

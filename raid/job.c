@@ -569,7 +569,7 @@ set_resync_front (struct raid_array *a, uint64_t front)
 static int
 step_resync (struct raid_array *a, uint64_t budget)
 {
-  uint64_t per = unit_progress_bytes (a), n = budget / per, run;
+  uint64_t per = unit_progress_bytes (a), n = budget / per, run, done = 0;
 
   if (n == 0)
     n = 1;
@@ -579,10 +579,10 @@ step_resync (struct raid_array *a, uint64_t budget)
   for (run = 0; run < n && a->job.pos + run < a->job.end &&
        bitmap_dirty (a, a->job.pos + run); run++)
     ;
-  if (run && a->ops->sync (a, a->job.pos, run) == -1)
+  if (run && a->ops->sync (a, a->job.pos, run, &done) == -1)
     return -1;
   a->job.pos += run;
-  a->job.work_bytes += run * per;
+  a->job.work_bytes += done * per;
   set_resync_front (a, a->job.pos);
   if (a->job.pos == a->job.end) {
     pthread_mutex_lock (&a->sb_lock);

@@ -87,12 +87,6 @@ typedef int (*raid_extent_fn) (void *opaque, uint64_t offset, uint64_t len,
 int raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
                   raid_extent_fn fn, void *opaque);
 
-/* Make redundancy consistent with the data for stripes (units for
- * mirrors) [first, first+n): P/Q recomputed, mirrors copied from the
- * first copy.  raid_sync_units() is how many there are. */
-uint64_t raid_sync_units (const struct raid_array *a);
-int raid_sync (struct raid_array *a, uint64_t first, uint64_t n);
-
 /* Housekeeping, about once a second (the control plane calls it):
  * superblocks marked clean after writes stop (md's safemode), bitmap
  * bits of idle regions cleared, failed members re-added when the config
