@@ -421,18 +421,13 @@ raid_flush (struct raid_array *a)
   return r;
 }
 
-int
+bool
 array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
                    uint64_t len)
 {
   const struct raid_slot *s = array_slot (a, m);
-  int hole = s->io->ops->is_hole (s->io, len, s->data_offset_bytes + off);
 
-  if (hole == -1)
-    array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): seek at %"
-               PRIu64 ": %s", a->name, m, s->io->name,
-               s->data_offset_bytes + off, strerror (errno));
-  return hole;
+  return s->io->ops->is_hole (s->io, len, s->data_offset_bytes + off) == 1;
 }
 
 /* At most this many units are examined per call; the client asks again
@@ -451,6 +446,7 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
     return -1;
   while (count > 0 && units++ < EXTENT_UNITS_PER_CALL) {
     uint64_t within = offset % U, len = U - within, moff;
+    struct member *m;
     unsigned member;
     int hole;
 
@@ -458,10 +454,15 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
       len = count;
     /* A unit whose member is gone may hold data: say so. */
     a->ops->locate (a, offset / U, &member, &moff);
+    m = a->slots[member].io;
     hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ? 0
-      : array_member_hole (a, member, moff + within, len);
-    if (hole == -1)
+      : m->ops->is_hole (m, len,
+                         a->slots[member].data_offset_bytes + moff + within);
+    if (hole == -1) {
+      array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): seek: %s",
+                 a->name, member, m->name, strerror (errno));
       return -1;
+    }
     if (run_len > 0 && (bool) hole != run_hole) {
       if (fn (opaque, run_start, run_len, run_hole) == -1)
         return -1;

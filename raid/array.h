@@ -65,11 +65,10 @@ struct raid_level_ops {
   int (*reconstruct) (struct raid_array *a, unsigned m, uint64_t off,
                       uint64_t len, const struct member_set *gone,
                       uint8_t *out, struct scratch *scratch);
-  /* 1 if every byte reconstruct would read for [off, off+len) of member
-   * m is in a hole of its member, so m should hold zeros there; 0 if
-   * any of it may hold data; -1 on error (logged, errno set). */
-  int (*unwritten) (struct raid_array *a, unsigned m, uint64_t off,
-                    uint64_t len, const struct member_set *gone);
+  /* Is every byte reconstruct would read for [off, off+len) of member
+   * m in a hole of its member, so that m should hold zeros there? */
+  bool (*unwritten) (struct raid_array *a, unsigned m, uint64_t off,
+                     uint64_t len, const struct member_set *gone);
   /* The lock keys of member m's units [first, last], for recovery:
    * calls fn for each. */
   void (*member_keys) (const struct raid_array *a, unsigned m,
@@ -164,10 +163,11 @@ struct raid_array {
  * (failed, or recovering and the op reaches above the rebuilt part)
  * fails with ENODEV.  Returns the number of ops that failed. */
 size_t array_run (struct raid_array *a, struct io_batch *b);
-/* Is [off, off+len) of member m's data area a hole (member_ops
- * is_hole)?  Errors are logged. */
-int array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
-                       uint64_t len);
+/* Is [off, off+len) of member m's data area known to be a hole
+ * (member_ops is_hole)?  An error answers no: the caller then reads
+ * it, and meets the error there. */
+bool array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
+                        uint64_t len);
 /* Online processors. */
 unsigned array_cpus (void);
 

@@ -247,18 +247,18 @@ first_usable (const struct raid_array *a, const struct members_view *v,
 /* Are all copies of a unit in holes, on members all in use?  Then they
  * agree (zeros): resync and check pass the unit by, and sparse members
  * stay sparse. */
-static int
+static bool
 unit_in_holes (struct raid_array *a, const struct place *places,
                unsigned n, uint64_t len)
 {
   unsigned c;
-  int hole = 1;
 
-  for (c = 0; c < n && hole == 1; c++)
-    hole = slot_state (&a->slots[places[c].disk]) != SLOT_ACTIVE ? 0
-      : array_member_hole (a, places[c].disk,
-                           places[c].member_unit * a->geo.unit_bytes, len);
-  return hole;
+  for (c = 0; c < n; c++)
+    if (slot_state (&a->slots[places[c].disk]) != SLOT_ACTIVE ||
+        !array_member_hole (a, places[c].disk,
+                            places[c].member_unit * a->geo.unit_bytes, len))
+      return false;
+  return true;
 }
 
 /* One round of resync or check over units [u, u+n): with sync, the
@@ -279,7 +279,7 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
   bool *in_holes = calloc (n, sizeof *in_holes);
   uint64_t i;
   unsigned c, src, np;
-  int r = -1, hole;
+  int r = -1;
 
   buf = parity_buffers_alloc (g->copies, n * g->unit_bytes, a->direct, 0,
                               bufs);
@@ -297,11 +297,8 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
     uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes;
 
     np = geometry_unit_places (g, u + i, places);
-    hole = unit_in_holes (a, places, np, len);
-    if (hole == -1)
-      goto out;
-    in_holes[i] = hole;
-    if (hole)
+    in_holes[i] = unit_in_holes (a, places, np, len);
+    if (in_holes[i])
       continue;
     ++*done;
     src = first_usable (a, &v, places, np, len);
@@ -489,29 +486,21 @@ copies_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
   return ret;
 }
 
-/* 1 (go on) while every source is a hole, 0 at the first that is not. */
+/* 0 (go on) while the sources are holes, 1 at the first that is not. */
 static int
 source_hole (struct raid_array *a, const struct place *from, uint64_t lo,
              uint64_t hi, uint64_t within, void *opaque)
 {
-  int hole;
-
-  if (!from)
-    return 0;
-  hole = array_member_hole (a, from->disk, from->member_unit *
-                            a->geo.unit_bytes + within, hi - lo);
-  return hole == 1 ? 0 : hole == 0 ? 1 : -1;
+  return from && !array_member_hole (a, from->disk, from->member_unit *
+                                     a->geo.unit_bytes + within, hi - lo);
 }
 
-static int
+/* Where no copy is left, reconstruct will say so. */
+static bool
 copies_unwritten (struct raid_array *a, unsigned m, uint64_t off,
                   uint64_t len, const struct member_set *gone)
 {
-  switch (each_source (a, m, off, len, gone, source_hole, NULL)) {
-  case 0: return 1;
-  case 1: return 0;
-  default: return -1;
-  }
+  return each_source (a, m, off, len, gone, source_hole, NULL) == 0;
 }
 
 static void

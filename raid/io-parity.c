@@ -567,17 +567,17 @@ cut_resync (const struct request *rq, uint64_t stripe, struct segment *segs)
 /* Do stripe s's chunks lie in holes on every member, all in use?  Such
  * a stripe reads as zeros everywhere, so its parity is right as it is:
  * resync and check pass it by, and sparse members stay sparse. */
-static int
+static bool
 stripe_in_holes (struct raid_array *a, uint64_t s)
 {
   const uint64_t C = a->geo.chunk_bytes;
   unsigned m;
-  int hole = 1;
 
-  for (m = 0; m < a->geo.members && hole == 1; m++)
-    hole = slot_state (&a->slots[m]) != SLOT_ACTIVE ? 0
-      : array_member_hole (a, m, s * C, C);
-  return hole;
+  for (m = 0; m < a->geo.members; m++)
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE ||
+        !array_member_hole (a, m, s * C, C))
+      return false;
+  return true;
 }
 
 /* Recompute P (and Q) of stripes first..first+n-1 from their data,
@@ -589,19 +589,16 @@ parity_sync (struct raid_array *a, uint64_t first, uint64_t n,
   const uint64_t end = first + n;
   struct request rq;
   uint64_t s, next;
-  int r = 0, hole = 0;
+  int r = 0;
 
   *done = 0;
   stripe_lock (&a->locks, first, end - 1, true);
   request_init (&rq, a, NULL, 0);
   rq.resync = true;
   for (s = first; s < end && r == 0; s = next + 1) {
-    for (next = s; next < end && (hole = stripe_in_holes (a, next)) == 0;
-         next++)
+    for (next = s; next < end && !stripe_in_holes (a, next); next++)
       ;
-    if (hole == -1)
-      r = -1;
-    else if (next > s) {
+    if (next > s) {
       r = run_stripes (&rq, s, next - 1, cut_resync);
       *done += next - s;
     }
@@ -625,7 +622,7 @@ parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
   uint8_t *stored[2];
   uint64_t s, page;
   unsigned blk;
-  int r = 0, hole;
+  int r = 0;
 
   for (blk = 0; blk < k + p; blk++)
     want[blk] = true;
@@ -638,11 +635,8 @@ parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
     mem = parity_buffers_alloc (p, C, a->direct, 0, bufs);
     io_batch_reset (&b);
     stripe_lock (&a->locks, s, s, true);
-    hole = stripe_in_holes (a, s);
-    if (hole != 0) {
-      r = hole == 1 ? 0 : -1;
+    if (stripe_in_holes (a, s))
       goto next;
-    }
     if (!mem || column_alloc (&col, a, want) ||
         column_add_reads (a, &col, &none, &b)) {
       r = -1;

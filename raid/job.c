@@ -288,12 +288,10 @@ rebuild_piece (struct raid_array *a, const struct member_set *gone,
 {
   struct raid_slot *t = rebuild_target (a);
   const uint64_t at = t->data_offset_bytes + off;
-  int hole = a->ops->unwritten (a, a->job.target, off, len, gone);
+  const bool hole = a->ops->unwritten (a, a->job.target, off, len, gone);
   uint8_t *out = NULL;
   char why[160];
 
-  if (hole == -1)
-    return -1;
   if (!hole) {
     out = scratch_get (&a->job_buffers.out[i], len);
     if (!out ||

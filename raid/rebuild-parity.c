@@ -140,15 +140,15 @@ parity_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
 
 /* Every member holds its chunk of a stripe at the same offset, so
  * member m's range is, on each member left, the same range. */
-int
+bool
 parity_unwritten (struct raid_array *a, unsigned m, uint64_t off,
                   uint64_t len, const struct member_set *gone)
 {
   unsigned i;
-  int hole = 1;
 
-  for (i = 0; i < a->geo.members && hole == 1; i++)
-    if (i != m && !member_set_has (gone, i))
-      hole = array_member_hole (a, i, off, len);
-  return hole;
+  for (i = 0; i < a->geo.members; i++)
+    if (i != m && !member_set_has (gone, i) &&
+        !array_member_hole (a, i, off, len))
+      return false;
+  return true;
 }

@@ -89,7 +89,7 @@ int parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
 int parity_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
                         uint64_t len, const struct member_set *gone,
                         uint8_t *out, struct scratch *scratch);
-int parity_unwritten (struct raid_array *a, unsigned m, uint64_t off,
-                      uint64_t len, const struct member_set *gone);
+bool parity_unwritten (struct raid_array *a, unsigned m, uint64_t off,
+                       uint64_t len, const struct member_set *gone);
 
 #endif
