@@ -376,11 +376,11 @@ static int
 copies_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
               uint64_t *mismatches)
 {
-  uint64_t u, w, read = 0;
+  uint64_t u, w, examined = 0;
 
   for (u = first; u < first + n; u += w) {
     w = first + n - u < window_units (a) ? first + n - u : window_units (a);
-    if (copies_round (a, u, w, false, repair, mismatches, &read))
+    if (copies_round (a, u, w, false, repair, mismatches, &examined))
       return -1;
   }
   return 0;

@@ -629,14 +629,14 @@ parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
   io_batch_init (&b);
   for (s = first; s < first + n && r == 0; s++) {
     uint64_t C = a->geo.chunk_bytes;
-    uint8_t *mem, *bufs[2];
+    uint8_t *mem = NULL, *bufs[2];
 
     column_init (&col, a, s, 0, C);
-    mem = parity_buffers_alloc (p, C, a->direct, 0, bufs);
     io_batch_reset (&b);
     stripe_lock (&a->locks, s, s, true);
     if (stripe_in_holes (a, s))
       goto next;
+    mem = parity_buffers_alloc (p, C, a->direct, 0, bufs);
     if (!mem || column_alloc (&col, a, want) ||
         column_add_reads (a, &col, &none, &b)) {
       r = -1;
