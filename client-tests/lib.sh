@@ -64,10 +64,13 @@ make_members () {
   done
 }
 
-# member_paths DIR N: the member paths in role order
+# member_paths DIR N [ROLE SPARE]: the member paths in role order,
+# SPARE in place of ROLE's member once it was rebuilt there
 member_paths () {
   local i
-  for ((i = 0; i < $2; i++)); do echo "$1/d$i.img"; done
+  for ((i = 0; i < $2; i++)); do
+    if [ "$i" = "${3-}" ]; then echo "$4"; else echo "$1/d$i.img"; fi
+  done
 }
 
 # write_config FILE LEVEL LAYOUT CHUNK MEMBER...; "-" omits layout/chunk
@@ -239,6 +242,12 @@ nbd_array () {
 # status_json: the running array's nbdraid status --json ($conf)
 status_json () {
   "$NBDRAID" status --json "$conf"
+}
+
+# last_work_bytes: bytes of each member the last resync or rebuild
+# worked on
+last_work_bytes () {
+  status_json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["last_work_bytes"])'
 }
 
 # status_is PYTHON-EXPR: true if the expression holds for the status

@@ -57,7 +57,7 @@ fi
 
 start_server "$conf"
 wait_status 60 "j['synced'] and j['job']['kind'] == 'idle'"
-resynced=$(status_json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["last_work_bytes"])')
+resynced=$(last_work_bytes)
 [ "$resynced" -gt 0 ] || die "no resync after the crash"
 [ "$resynced" -lt $((member_bytes / 10)) ] ||
   die "resync covered $resynced of $member_bytes bytes per member"

@@ -51,7 +51,7 @@ sparse_case () {
   conf=$d/a.conf
   start_server "$conf"
   wait_status 60 'j["synced"] and j["job"]["kind"] == "idle"'
-  worked=$(status_json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["last_work_bytes"])')
+  worked=$(last_work_bytes)
   stop_server
   # shellcheck disable=SC2046
   $MODEL check $(member_paths "$d" "$n") > "$T/check.out" ||

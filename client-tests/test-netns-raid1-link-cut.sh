@@ -41,7 +41,7 @@ grep -q "err= 0" "$T/fio.out" || die "fio errors: $(cat "$T/fio.out")"
 link_up 2
 "$NBDRAID" re-add "$conf" "$u2" > /dev/null || die "re-add refused"
 wait_status 60 "j['working'] == 2 and j['job']['kind'] == 'idle'"
-rebuilt=$(status_json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["last_work_bytes"])')
+rebuilt=$(last_work_bytes)
 # fio wrote 8 MiB of the 33; rebuild windows round that up a little.
 [ "$rebuilt" -gt 0 ] && [ "$rebuilt" -lt $((member_bytes / 2)) ] ||
   die "re-add rebuilt $rebuilt of $member_bytes bytes"

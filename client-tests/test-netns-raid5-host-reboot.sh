@@ -61,7 +61,7 @@ kill_member disk2
 # The real disk comes back: auto-readd brings it in, bitmap-guided.
 serve_on_host disk2 3 "$T/m/d2.img"
 wait_status 60 "j['working'] == 4 and j['job']['kind'] == 'idle'"
-rebuilt=$(status_json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["last_work_bytes"])')
+rebuilt=$(last_work_bytes)
 [ "$rebuilt" -gt 0 ] && [ "$rebuilt" -lt $((member_bytes / 8)) ] ||
   die "auto-readd rebuilt $rebuilt of $member_bytes bytes"
 "$NBDRAID" check "$conf" > /dev/null

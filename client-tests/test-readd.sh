@@ -33,7 +33,7 @@ readd_case () {
       die "$name: re-add refused"
   fi
   wait_status 30 "j['working'] == 4 and j['job']['kind'] == 'idle'"
-  rebuilt=$(status_json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["last_work_bytes"])')
+  rebuilt=$(last_work_bytes)
   [ "$rebuilt" -gt 0 ] && [ "$rebuilt" -lt $((member_bytes / 8)) ] ||
     die "$name: re-add rebuilt $rebuilt of $member_bytes bytes: $(grep re-added "$T/nbdkit.log")"
   nbdcopy "$uri" "$T/$name.out"

@@ -15,7 +15,7 @@ nbd_spares=1
 allocated () { du -k "$1" | cut -f1; }
 
 rebuild_case () {
-  local name=$1 level=$2 layout=$3 n=$5 victim=$6 i fio_pid
+  local name=$1 level=$2 layout=$3 n=$5 victim=$6 fio_pid
   nbd_array "$name" "$level" "$layout" "$4" "$n" 12M
   start_server "$conf"
   fio --name="$name" --ioengine=nbd --uri="$uri" --rw=randwrite --bs=16k \
@@ -34,9 +34,7 @@ rebuild_case () {
     die "$name: the spare is not in role $victim: $(status_json)"
   nbdcopy "$uri" "$T/$name.out"
   stop_server
-  members=$(for ((i = 0; i < n; i++)); do
-              [ "$i" = "$victim" ] && echo "$T/$name/s0.img" || echo "$T/$name/d$i.img"
-            done)
+  members=$(member_paths "$T/$name" "$n" "$victim" "$T/$name/s0.img")
   check_members_hold "$T/$name.out"
   echo "ok: $name rebuilt member $victim onto the spare under fio"
 }

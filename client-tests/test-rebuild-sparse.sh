@@ -13,7 +13,7 @@ requires nbdcopy
 MiB=$((1024 * 1024))
 
 sparse_case () {
-  local name=$1 level=$2 layout=$3 chunk=$4 n=$5 victim=$6 size i kib
+  local name=$1 level=$2 layout=$3 chunk=$4 n=$5 victim=$6 size kib
   new_array "$name" "$level" "$layout" "$chunk" "$n" 32M --assume-clean
   start_server "$conf"
   size=$(export_size)
@@ -34,10 +34,7 @@ sparse_case () {
   nbdcopy "$uri" "$T/$name.out"
   stop_server
   cmp "$T/$name.data" "$T/$name.out" || die "$name: the volume differs"
-  members=$(for ((i = 0; i < n; i++)); do
-              [ "$i" = "$victim" ] && echo "$T/$name/s0.img" ||
-                echo "$T/$name/d$i.img"
-            done)
+  members=$(member_paths "$T/$name" "$n" "$victim" "$T/$name/s0.img")
   check_members_hold "$T/$name.out"
   kib=$(du -k "$T/$name/s0.img" | cut -f1)
   [ "$kib" -lt 8192 ] ||
