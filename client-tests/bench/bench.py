@@ -35,7 +35,10 @@ def parse_args():
                    help="leave btrfs out (the smoke test: a btrfs that"
                    " wedges the kernel must not take a test run with it)")
     p.add_argument("--runtime", type=int,
-                   help="seconds per job (default 4, --quick 1)")
+                   help="seconds per run of a job (default 3, --quick 1)")
+    p.add_argument("--rounds", type=int,
+                   help="rounds of nbdraid, ceiling, ceiling, nbdraid per"
+                   " job (default 3, --quick 1)")
     return p.parse_args()
 
 
@@ -83,7 +86,7 @@ def run_sections(ctx, names):
     return done, failures
 
 
-def header(args, scratch, started, load_before, elapsed, btrfs_why):
+def header(args, ctx, scratch, started, load_before, elapsed, btrfs_why):
     cmdline = "client-tests/bench/run " + " ".join(sys.argv[1:])
     return "\n".join([
         "# nbdraid benchmark", "",
@@ -100,8 +103,11 @@ def header(args, scratch, started, load_before, elapsed, btrfs_why):
         "the array's size) and on the kernel peer (btrfs with the same "
         "profile on loop devices, one big file served by `nbdkit file "
         "cache=none`), on the same filesystem, in the same session; "
-        "nbdraid and the ceiling take turns on each job (nbdraid, "
-        "ceiling, ceiling, nbdraid; each the mean of its two runs).  "
+        f"nbdraid and the ceiling take turns on each job, {ctx.rounds} "
+        f"round{'s' if ctx.rounds > 1 else ''} of nbdraid, ceiling, "
+        f"ceiling, nbdraid, {ctx.runtime_s} s a run; each side's figure "
+        "is the median of its runs, and the note gives the range of the "
+        "rounds' ratios (this VM's speed jumps from run to run).  "
         "`x peer` is nbdraid / peer: above 1 nbdraid is faster, except "
         "for latency (us) and memory (KiB), where below 1 is better.", "",
         ""])
@@ -116,16 +122,17 @@ def main():
     started, load_before, t0 = time.gmtime(), machine.load(), time.monotonic()
     with cleanup.Scope() as scope:
         root = scratch_root(scope, args.dir)
-        runtime = args.runtime or (1 if args.quick else 4)
+        runtime = args.runtime or (1 if args.quick else 3)
+        rounds = args.rounds or (1 if args.quick else 3)
         ctx = measure.Context(root, runtime, 0 if args.quick else 1,
-                              args.quick,
+                              rounds, args.quick,
                               "kernel peer skipped (--no-kernel-peer)"
                               if args.no_kernel_peer
                               else peers.btrfs_unavailable())
         done, failures = run_sections(ctx, names)
         btrfs_why = ctx.btrfs_why
-        md = header(args, root, started, load_before, time.monotonic() - t0,
-                    btrfs_why)
+        md = header(args, ctx, root, started, load_before,
+                    time.monotonic() - t0, btrfs_why)
     md += results.markdown(done, ctx.rows, btrfs_why)
     png = plot.sweep(ctx.rows, args.out)
     if png:

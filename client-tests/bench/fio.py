@@ -3,6 +3,7 @@ fio's JSON: MB/s, IOPS and the 99th percentile completion latency."""
 import json
 import os
 import signal
+import statistics
 import subprocess
 from dataclasses import dataclass
 
@@ -41,12 +42,11 @@ class Result:
     p99_us: float
 
 
-def mean(results):
-    """The mean of several runs of one job."""
-    n = len(results)
-    return Result(sum(r.mb_per_s for r in results) / n,
-                  sum(r.iops for r in results) / n,
-                  sum(r.p99_us for r in results) / n)
+def median(results):
+    """The median of several runs of one job, figure by figure: one
+    run the VM slowed or sped does not move it."""
+    return Result(*(statistics.median(getattr(r, f) for r in results)
+                    for f in ("mb_per_s", "iops", "p99_us")))
 
 
 def _args(job, region_bytes):

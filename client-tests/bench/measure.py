@@ -1,10 +1,12 @@
 """Run jobs on an nbdraid array and the same jobs on both peers, and
 turn the figures into rows.
 
-nbdraid and the transport ceiling take turns on each job (nbdraid,
-ceiling, ceiling, nbdraid; each side the mean of its two runs): this
-VM's memory bandwidth drifts from minute to minute, and measuring one
-side minutes after the other moved single ratios by 15%.  The kernel
+nbdraid and the transport ceiling take turns on each job, in rounds of
+nbdraid, ceiling, ceiling, nbdraid; each side's figure is the median of
+its runs.  This VM's memory bandwidth drifts from minute to minute and
+jumps from run to run: measuring one side minutes after the other moved
+single ratios by 15%, and one round of the same job gave ratios from
+0.8 to 1.2.  The rows say how far the rounds' ratios spread.  The kernel
 peer's figures are cached for the session: a btrfs of the same shape
 running the same job is measured once (the chunk sweep's six arrays
 share one btrfs raid6).  A peer that cannot be
@@ -26,6 +28,7 @@ class Context:
     root: str                   # scratch directory (tmpfs or --dir)
     runtime_s: int
     ramp_s: int
+    rounds: int                 # nbdraid/ceiling rounds per job
     quick: bool
     btrfs_why: str = None       # why the kernel peer is unavailable
     rows: list = field(default_factory=list)
@@ -58,14 +61,17 @@ def figures(result, job):
     return [("bandwidth", "MB/s", result.mb_per_s)]
 
 
-def add_rows(ctx, section, case, job, mine, ceiling, kernel, note=""):
-    """MINE, CEILING, KERNEL: fio results, or a str saying why not."""
+def add_rows(ctx, section, case, job, mine, ceiling, kernel, note="",
+             spread=""):
+    """MINE, CEILING, KERNEL: fio results, or a str saying why not.
+    SPREAD, said of the job's first figure, goes on its row."""
     notes = [n for n in (note, _why(ceiling), _why(kernel)) if n]
     for i, (metric, unit, value) in enumerate(figures(mine, job)):
         ctx.rows.append(Row(
             section, case, job.name, metric, unit, value,
             ceiling=_pick(ceiling, job, i), kernel=_pick(kernel, job, i),
-            note="; ".join(dict.fromkeys(notes))))
+            note="; ".join(dict.fromkeys(notes)),
+            spread=spread if i == 0 else ""))
 
 
 def _why(r):
@@ -82,22 +88,35 @@ def nbdraid_jobs(ctx, array, jobs, region):
 
 
 def interleaved_jobs(ctx, array, jobs, region):
-    """({job: nbdraid's result}, {job: the ceiling's}), measured in
-    turns: nbdraid, ceiling, ceiling, nbdraid (a drift that is linear
-    over the four runs cancels out of the ratio)."""
+    """({job: nbdraid's result}, {job: the ceiling's}, {job: spread}),
+    measured in rounds of nbdraid, ceiling, ceiling, nbdraid (a drift
+    that is linear over a round cancels out of its ratio); each side
+    the median of its runs, the spread the range of the rounds' ratios
+    of the job's first figure."""
     with cleanup.Scope() as scope:
         d = ctx.scratch(scope, "ceiling")
         ceiling = peers.Ceiling(scope, d, array.array_bytes())
         ctx.prefill(array.uri, region)
         ctx.prefill(ceiling.uri, region)
-        mine, theirs = {}, {}
+        mine, theirs, spread = {}, {}, {}
         for job in jobs:
-            runs = [ctx.fio(job, uri, region, tag) for uri, tag in (
-                (array.uri, "nbdraid"), (ceiling.uri, "ceiling"),
-                (ceiling.uri, "ceiling"), (array.uri, "nbdraid"))]
-            mine[job] = fio.mean([runs[0], runs[3]])
-            theirs[job] = fio.mean([runs[1], runs[2]])
-    return mine, theirs
+            a, b, ratios = [], [], []
+            for _ in range(ctx.rounds):
+                runs = [ctx.fio(job, uri, region, tag) for uri, tag in (
+                    (array.uri, "nbdraid"), (ceiling.uri, "ceiling"),
+                    (ceiling.uri, "ceiling"), (array.uri, "nbdraid"))]
+                a += [runs[0], runs[3]]
+                b += [runs[1], runs[2]]
+                ratios.append(_first(fio.median(runs[0::3]), job) /
+                              _first(fio.median(runs[1:3]), job))
+            mine[job], theirs[job] = fio.median(a), fio.median(b)
+            if ctx.rounds > 1:
+                spread[job] = f"{min(ratios):.2f}-{max(ratios):.2f}"
+    return mine, theirs, spread
+
+
+def _first(result, job):
+    return figures(result, job)[0][2]
 
 
 # Cache keys name the shape, not the exact size: arrays that differ
@@ -152,10 +171,10 @@ def compare(ctx, section, case, spec, array, jobs, region, note=""):
     the kernel peer; add the rows.  The array is stopped before btrfs
     runs, so btrfs does not share the CPU with an idle nbdraid."""
     array_bytes = array.array_bytes()
-    mine, ceiling = interleaved_jobs(ctx, array, jobs, region)
+    mine, ceiling, spread = interleaved_jobs(ctx, array, jobs, region)
     array.stop()
     kernel = kernel_jobs(ctx, spec, array_bytes, jobs, region)
     for job in jobs:
         add_rows(ctx, section, case, job, mine[job], ceiling[job],
-                 kernel[job], note)
+                 kernel[job], note, spread.get(job, ""))
     return mine

@@ -9,7 +9,8 @@ import csv
 from dataclasses import dataclass, field
 
 COLUMNS = ["section", "case", "job", "metric", "unit", "nbdraid",
-           "ceiling", "ratio_ceiling", "kernel", "ratio_kernel", "note"]
+           "ceiling", "ratio_ceiling", "ratio_ceiling_range", "kernel",
+           "ratio_kernel", "note"]
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Row:
     ceiling: float = None
     kernel: float = None
     note: str = ""
+    spread: str = ""    # the range of the rounds' ratios to the ceiling
     peer_names: tuple = field(default=("nbdkit file", "btrfs"))
 
     def ratio(self, peer):
@@ -41,6 +43,12 @@ def _shorten(note, said_above):
     return note
 
 
+def _note(row, said_above):
+    spread = f"x {row.peer_names[0]} per round {row.spread}"
+    return "; ".join(n for n in (row.spread and spread,
+                                 _shorten(row.note, said_above)) if n)
+
+
 def write_csv(path, rows):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -48,7 +56,7 @@ def write_csv(path, rows):
         for r in rows:
             w.writerow([r.section, r.case, r.job, r.metric, r.unit,
                         _num(r.nbdraid, 6), _num(r.ceiling, 6),
-                        _num(r.ratio(r.ceiling)), _num(r.kernel, 6),
+                        _num(r.ratio(r.ceiling)), r.spread, _num(r.kernel, 6),
                         _num(r.ratio(r.kernel)), r.note])
 
 
@@ -72,6 +80,6 @@ def markdown(sections, rows, said_above=""):
                 f"| {_num(r.nbdraid)} | {_num(r.ceiling)} "
                 f"| {_num(r.ratio(r.ceiling))} | {_num(r.kernel)} "
                 f"| {_num(r.ratio(r.kernel))} "
-                f"| {_shorten(r.note, said_above)} |")
+                f"| {_note(r, said_above)} |")
         out.append("")
     return "\n".join(out)
