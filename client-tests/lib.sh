@@ -264,3 +264,24 @@ wait_status () {
   wait_for "$1" status_is "$2" ||
     die "status never got to: $2; it is: $(status_json 2>&1)"
 }
+
+# check_map NAME SIZE AT...: nbdinfo --map of $uri shows data over each
+# 1 MiB piece written at AT, and holes over all but 8 MiB of the rest
+check_map () {
+  local name=$1
+  shift
+  nbdinfo --map "$uri" > "$T/map" || die "$name: nbdinfo --map failed"
+  /usr/bin/python3 - "$T/map" "$@" <<'PY' || die "$name: $(cat "$T/map")"
+import sys
+size, pieces = int(sys.argv[2]), [int(a) for a in sys.argv[3:]]
+extents = [tuple(int(x) for x in line.split()[:3])
+           for line in open(sys.argv[1])]
+holes = sum(length for _, length, kind in extents if kind & 2)
+for at in pieces:
+    for off, length, kind in extents:
+        if off < at + (1 << 20) and at < off + length and kind & 2:
+            sys.exit(f"the piece written at {at} is in a zero extent")
+if holes < size - 8 * (1 << 20):
+    sys.exit(f"only {holes} of {size} bytes reported as holes")
+PY
+}

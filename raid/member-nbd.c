@@ -42,6 +42,12 @@
 /* Largest single NBD request we send (servers must take 32 MiB). */
 #define MAX_REQUEST (32 * 1024 * 1024)
 
+/* Most bytes one block status request asks about (the protocol's
+ * length is 32 bits), and the least: the answer is kept, so asking
+ * ahead saves the round trips of the questions that follow. */
+#define MAX_STATUS (1u << 30)
+#define MIN_STATUS (64u << 20)
+
 /* The longest the driver polls before looking at its deadline. */
 #define DRIVE_MS 1000
 
@@ -55,6 +61,10 @@ struct pending {
   int error;
   unsigned refs;
   pthread_mutex_t *lock;        /* the member's */
+  struct extent_reply {         /* block status: the first extent */
+    bool got;
+    uint32_t len, flags;
+  } extent;
   struct pending *next;         /* the connection's waiters */
 };
 
@@ -76,6 +86,12 @@ struct nbd_member {
   char *uri;
   struct member_open_options opts;
   bool can_flush, can_zero;
+  bool can_status;              /* the server reports base:allocation */
+  /* The last block status answer, [start, end) all hole or all data,
+   * dropped by any write or zero that overlaps it; writes started and
+   * done, so an answer that may predate a write is not kept. */
+  struct { uint64_t start, end; bool hole; } known;
+  uint64_t writes_started, writes_done;
   uint64_t max_request;
 };
 
@@ -194,6 +210,7 @@ reconnect (struct nbd_member *n, struct conn *c, int64_t deadline)
     if (h) {
       pthread_mutex_lock (&n->lock);
       c->h = h;
+      n->known.end = n->known.start; /* a server back may be another */
       pthread_mutex_unlock (&n->lock);
       return 0;
     }
@@ -291,7 +308,7 @@ await (struct nbd_member *n, struct conn *c, struct pending *p,
   }
 }
 
-enum cmd { CMD_READ, CMD_WRITE, CMD_ZERO, CMD_FLUSH };
+enum cmd { CMD_READ, CMD_WRITE, CMD_ZERO, CMD_FLUSH, CMD_STATUS };
 
 /* Lock held. */
 static void
@@ -315,6 +332,20 @@ command_done (void *user_data, int *error)
   pthread_cond_signal (&p->wake);
   pthread_mutex_unlock (p->lock);
   return 1;                     /* retire it: nobody asks for the cookie */
+}
+
+/* libnbd's block status callback: keep the first extent of the one
+ * context we asked for (pairs of length and flags). */
+static int
+extent_seen (void *user_data, const char *metacontext, uint64_t offset,
+             uint32_t *entries, size_t nr_entries, int *error)
+{
+  struct pending *p = user_data;
+
+  if (!p->extent.got && nr_entries >= 2 && !*error)
+    p->extent = (struct extent_reply) {
+      .got = true, .len = entries[0], .flags = entries[1] };
+  return 0;
 }
 
 /* libnbd's free callback: it holds p no more. */
@@ -359,6 +390,9 @@ start (struct nbd_handle *h, enum cmd cmd, void *buf, uint64_t len,
     return nbd_aio_zero (h, len, off, cb, 0);
   case CMD_FLUSH:
     return nbd_aio_flush (h, cb, 0);
+  case CMD_STATUS:
+    return nbd_aio_block_status (h, len, off, (nbd_extent_callback) {
+        .callback = extent_seen, .user_data = p }, cb, 0);
   }
   abort ();
 }
@@ -395,6 +429,8 @@ issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
     if (output && c->driving)
       eventfd_write (c->ring, 1);
     r = await (n, c, p, deadline, broken);
+    if (r == 0 && cmd == CMD_STATUS)
+      *(struct extent_reply *) buf = p->extent;
   }
   saved = errno;
   stop_waiting (c, p);
@@ -456,11 +492,36 @@ nbd_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
   return transfer (m, CMD_READ, buf, len, off);
 }
 
+/* A write or zero of [off, off+len) starts: what block status said
+ * of it no longer holds. */
+static void
+changing (struct nbd_member *n, uint64_t len, uint64_t off)
+{
+  pthread_mutex_lock (&n->lock);
+  n->writes_started++;
+  if (off < n->known.end && n->known.start < off + len)
+    n->known.end = n->known.start;
+  pthread_mutex_unlock (&n->lock);
+}
+
+static int
+changed (struct nbd_member *n, int r)
+{
+  int saved = errno;
+
+  pthread_mutex_lock (&n->lock);
+  n->writes_done++;
+  pthread_mutex_unlock (&n->lock);
+  errno = saved;
+  return r;
+}
+
 static int
 nbd_member_pwrite (struct member *m, const void *buf, size_t len,
                    uint64_t off)
 {
-  return transfer (m, CMD_WRITE, (void *) buf, len, off);
+  changing (priv (m), len, off);
+  return changed (priv (m), transfer (m, CMD_WRITE, (void *) buf, len, off));
 }
 
 static int
@@ -470,7 +531,7 @@ nbd_member_flush (struct member *m)
 }
 
 static int
-nbd_member_zero (struct member *m, uint64_t len, uint64_t off)
+write_zeros (struct member *m, uint64_t len, uint64_t off)
 {
   static const char zeros[64 * 1024];
 
@@ -487,9 +548,62 @@ nbd_member_zero (struct member *m, uint64_t len, uint64_t off)
 }
 
 static int
-nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
+nbd_member_zero (struct member *m, uint64_t len, uint64_t off)
 {
-  return 0;                     /* not known without reading */
+  changing (priv (m), len, off);
+  return changed (priv (m), write_zeros (m, len, off));
+}
+
+/* A hole is what the server says reads as zeros (NBD_STATE_ZERO),
+ * allocated or not: what the caller skips is reading it.  The server
+ * is asked about at least MIN_STATUS bytes and its first extent kept,
+ * unless a write was under way while it answered. */
+static int
+nbd_member_extent (struct member *m, uint64_t len, uint64_t off,
+                   uint64_t *run)
+{
+  struct nbd_member *n = priv (m);
+  struct extent_reply e = { .got = false };
+  uint64_t ask = len < MIN_STATUS ? MIN_STATUS : len, started, done;
+  bool hole;
+
+  *run = len;
+  if (!n->can_status)
+    return 0;
+  pthread_mutex_lock (&n->lock);
+  if (n->known.start <= off && off < n->known.end) {
+    if (n->known.end - off < len)
+      *run = n->known.end - off;
+    hole = n->known.hole;
+    pthread_mutex_unlock (&n->lock);
+    return hole;
+  }
+  started = n->writes_started;
+  done = n->writes_done;
+  pthread_mutex_unlock (&n->lock);
+
+  if (ask > m->size_bytes - off)
+    ask = m->size_bytes - off;
+  if (ask > MAX_STATUS)
+    ask = MAX_STATUS;
+  if (command (m, CMD_STATUS, &e, ask, off) == -1)
+    return -1;
+  if (!e.got || e.len == 0)
+    return 0;
+  if (e.len > ask)
+    e.len = ask;
+  hole = (e.flags & LIBNBD_STATE_ZERO) != 0;
+  pthread_mutex_lock (&n->lock);
+  if (n->writes_started == started && n->writes_done == done &&
+      started == done) {
+    n->known.start = off;
+    n->known.end = off + e.len;
+    n->known.hole = hole;
+  }
+  pthread_mutex_unlock (&n->lock);
+  if (e.len < len)
+    *run = e.len;
+  return hole;
 }
 
 /* Say goodbye (NBD_CMD_DISC, and TLS's close) before closing, briefly:
@@ -533,7 +647,7 @@ static const struct member_ops nbd_ops = {
   .pwrite = nbd_member_pwrite,
   .flush = nbd_member_flush,
   .zero = nbd_member_zero,
-  .is_hole = nbd_member_is_hole,
+  .extent = nbd_member_extent,
   .close = nbd_member_close,
 };
 
@@ -554,7 +668,8 @@ connect_one (const char *uri, const struct member_open_options *opts,
   }
   /* A PSK file in the URI (tls-psk-file=) is the admin's own config. */
   nbd_set_uri_allow_local_file (h, true);
-  if (nbd_aio_connect_uri (h, uri) == -1)
+  if (nbd_add_meta_context (h, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1 ||
+      nbd_aio_connect_uri (h, uri) == -1)
     goto fail;
   while (nbd_aio_is_connecting (h) == 1) {
     int64_t left = deadline - now_ms ();
@@ -624,6 +739,8 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   m->size_bytes = (uint64_t) size;
   n->can_flush = nbd_can_flush (h) == 1;
   n->can_zero = nbd_can_zero (h) == 1;
+  n->can_status =
+    nbd_can_meta_context (h, LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
   max = nbd_get_block_size (h, LIBNBD_SIZE_MAXIMUM);
   n->max_request = max > 0 && max < MAX_REQUEST ? (uint64_t) max : MAX_REQUEST;
   return m;

@@ -69,11 +69,49 @@ work (void *arg)
   return NULL;
 }
 
+struct extent_check {
+  const uint8_t *model;
+  uint64_t covered, holes;
+};
+
+/* An extent called a hole must read as zeros: the model's bytes there
+ * are zero (a client copying the volume skips holes). */
 static int
-count_extent (void *opaque, uint64_t offset, uint64_t len, bool hole)
+check_extent (void *opaque, uint64_t offset, uint64_t len, bool hole)
 {
-  *(uint64_t *) opaque += len;
+  struct extent_check *c = opaque;
+  uint64_t i;
+
+  if (offset != c->covered) {
+    fprintf (stderr, "FAIL: extent at %" PRIu64 ", expected %" PRIu64 "\n",
+             offset, c->covered);
+    return -1;
+  }
+  for (i = 0; hole && i < len; i++)
+    if (c->model[offset + i]) {
+      fprintf (stderr, "FAIL: data at %" PRIu64 " in the hole %" PRIu64
+               "+%" PRIu64 "\n", offset + i, offset, len);
+      return -1;
+    }
+  c->covered += len;
+  c->holes += hole ? len : 0;
   return 0;
+}
+
+/* Walk the extents of the whole array (raid_extents may stop early);
+ * true if they cover it and call no written byte a hole.  *holes:
+ * the bytes they call holes. */
+static bool
+extents_right (struct raid_array *a, const uint8_t *model, uint64_t size,
+               uint64_t *holes)
+{
+  struct extent_check c = { .model = model };
+
+  while (c.covered < size)
+    if (raid_extents (a, size - c.covered, c.covered, check_extent, &c))
+      return false;
+  *holes = c.holes;
+  return true;
 }
 
 /* Create an array in dir, run two writers, check every byte. */
@@ -86,7 +124,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
   struct worker w[2];
   pthread_t t[2];
   uint8_t *model, *back;
-  uint64_t size, covered = 0;
+  uint64_t size, holes = 0;
   unsigned i;
   int r = 1;
 
@@ -99,6 +137,12 @@ run_case (const char *dir, const char *name, const char *array_keys,
   size = raid_size (a);
   model = calloc (1, size);
   back = malloc (size);
+  /* Sparse members, nothing written: all of it is holes. */
+  if (!extents_right (a, model, size, &holes) || holes != size) {
+    fprintf (stderr, "FAIL: %s: a new array's extents: %" PRIu64
+             " of %" PRIu64 " bytes holes\n", name, holes, size);
+    goto out_free;
+  }
   for (i = 0; i < 2; i++) {
     w[i] = (struct worker) { .a = a, .model = model, .lo = i * size / 2,
       .hi = (i + 1) * size / 2, .seed = i + 1 };
@@ -112,12 +156,14 @@ run_case (const char *dir, const char *name, const char *array_keys,
     fprintf (stderr, "FAIL: %s: final read failed\n", name);
   else if (memcmp (back, model, size) != 0)
     fprintf (stderr, "FAIL: %s: final contents differ\n", name);
-  else if (raid_extents (a, size, 0, count_extent, &covered) || !covered)
+  else if (!extents_right (a, model, size, &holes))
     fprintf (stderr, "FAIL: %s: extents\n", name);
   else {
-    printf ("ok: %s, %" PRIu64 " bytes\n", name, size);
+    printf ("ok: %s, %" PRIu64 " bytes, %" PRIu64 " in holes\n", name, size,
+            holes);
     r = 0;
   }
+ out_free:
   free (model);
   free (back);
  out:
