@@ -426,57 +426,19 @@ array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
                    uint64_t len)
 {
   const struct raid_slot *s = array_slot (a, m);
-  uint64_t run;
 
-  return s->io->ops->extent (s->io, len, s->data_offset_bytes + off,
-                             &run) == 1 && run == len;
+  return s->io->ops->is_hole (s->io, len, s->data_offset_bytes + off) == 1;
 }
 
 /* At most this many units are examined per call; the client asks again
  * for the rest. */
 #define EXTENT_UNITS_PER_CALL 4096
 
-/* What a member said last of its data area: [start, end) is all hole
- * or all data. */
-struct member_extent {
-  uint64_t start, end;
-  bool hole;
-};
-
-/* Is [off, off+len) of member m's data area a hole?  Asked only when
- * what m said last does not cover it, and then about everything up to
- * the end of its data area, so that one answer (one round trip to an
- * NBD member) covers the units that follow.  A member that cannot say
- * has data there: the client reads it and meets the error, if any. */
-static bool
-extent_hole (struct raid_array *a, unsigned m, uint64_t off, uint64_t len,
-             struct member_extent *known)
-{
-  const struct raid_slot *s = &a->slots[m];
-  uint64_t run;
-  int hole;
-
-  if (known->start <= off && off + len <= known->end)
-    return known->hole;
-  hole = s->io->ops->extent (s->io, a->geo.member_bytes - off,
-                             s->data_offset_bytes + off, &run);
-  if (hole == -1) {
-    array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): block status "
-               "at %" PRIu64 ": %s", a->name, m, s->io->name,
-               s->data_offset_bytes + off, strerror (errno));
-    hole = 0;
-    run = len;
-  }
-  *known = (struct member_extent) { off, off + run, hole };
-  return hole && run >= len;
-}
-
 int
 raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
               raid_extent_fn fn, void *opaque)
 {
   const uint64_t U = a->geo.unit_bytes;
-  struct member_extent known[RAID_MAX_MEMBERS] = { { 0 } };
   uint64_t run_start = offset, run_len = 0, units = 0;
   bool run_hole = false;
 
@@ -484,16 +446,28 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
     return -1;
   while (count > 0 && units++ < EXTENT_UNITS_PER_CALL) {
     uint64_t within = offset % U, len = U - within, moff;
+    struct member *m;
     unsigned member;
-    bool hole;
+    int hole;
 
     if (len > count)
       len = count;
     /* A unit whose member is gone may hold data: say so. */
     a->ops->locate (a, offset / U, &member, &moff);
-    hole = slot_state (&a->slots[member]) == SLOT_ACTIVE &&
-      extent_hole (a, member, moff + within, len, &known[member]);
-    if (run_len > 0 && hole != run_hole) {
+    m = a->slots[member].io;
+    hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ? 0
+      : m->ops->is_hole (m, len,
+                         a->slots[member].data_offset_bytes + moff + within);
+    /* A member that cannot say has data there: the client reads it,
+     * and meets the error there if there is one. */
+    if (hole == -1) {
+      array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): block "
+                 "status at %" PRIu64 ": %s", a->name, member, m->name,
+                 a->slots[member].data_offset_bytes + moff + within,
+                 strerror (errno));
+      hole = 0;
+    }
+    if (run_len > 0 && (bool) hole != run_hole) {
       if (fn (opaque, run_start, run_len, run_hole) == -1)
         return -1;
       run_start = offset;

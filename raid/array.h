@@ -164,7 +164,7 @@ struct raid_array {
  * fails with ENODEV.  Returns the number of ops that failed. */
 size_t array_run (struct raid_array *a, struct io_batch *b);
 /* Is [off, off+len) of member m's data area known to be a hole
- * (member_ops extent)?  An error answers no: the caller then reads
+ * (member_ops is_hole)?  An error answers no: the caller then reads
  * it, and meets the error there. */
 bool array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
                         uint64_t len);

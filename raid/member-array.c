@@ -44,31 +44,23 @@ array_member_zero (struct member *m, uint64_t len, uint64_t off)
   return raid_zero (inner (m), len, off, false);
 }
 
-struct first_extent {
-  bool got, hole;
-  uint64_t len;
-};
-
-/* Keep the inner array's first extent and stop it there. */
 static int
-note_first (void *opaque, uint64_t offset, uint64_t len, bool hole)
+note_hole (void *opaque, uint64_t offset, uint64_t len, bool hole)
 {
-  struct first_extent *e = opaque;
-
-  *e = (struct first_extent) { .got = true, .hole = hole, .len = len };
-  return -1;
+  *(int *) opaque = hole && *(int *) opaque != 0;
+  return 0;
 }
 
 static int
-array_member_extent (struct member *m, uint64_t len, uint64_t off,
-                     uint64_t *run)
+array_member_is_hole (struct member *m, uint64_t len, uint64_t off)
 {
-  struct first_extent e = { .got = false };
+  int hole = -2;
 
-  if (raid_extents (inner (m), len, off, note_first, &e) == -1 && !e.got)
+  /* The inner array's first extent answers for the whole range only if
+   * it covers it; otherwise say "may hold data". */
+  if (raid_extents (inner (m), len, off, note_hole, &hole) == -1)
     return -1;
-  *run = e.len < len ? e.len : len;
-  return e.hole;
+  return hole == 1;
 }
 
 /* The wrapper goes; the inner array belongs to the outer one. */
@@ -85,7 +77,7 @@ static const struct member_ops array_ops = {
   .pwrite = array_member_pwrite,
   .flush = array_member_flush,
   .zero = array_member_zero,
-  .extent = array_member_extent,
+  .is_hole = array_member_is_hole,
   .close = array_member_close,
 };
 

@@ -184,28 +184,17 @@ file_zero (struct member *m, uint64_t len, uint64_t off)
 }
 
 static int
-file_extent (struct member *m, uint64_t len, uint64_t off, uint64_t *run)
+file_is_hole (struct member *m, uint64_t len, uint64_t off)
 {
   struct file_member *f = priv (m);
-  off_t data, hole;
+  off_t data;
 
-  *run = len;
   if (f->block_device)
     return 0;
   data = lseek (f->fd, (off_t) off, SEEK_DATA);
   if (data == -1)
     return errno == ENXIO ? 1 : (errno == EINVAL ? 0 : -1);
-  if ((uint64_t) data > off) {
-    if ((uint64_t) data - off < len)
-      *run = (uint64_t) data - off;
-    return 1;
-  }
-  hole = lseek (f->fd, (off_t) off, SEEK_HOLE);
-  if (hole == -1)
-    return -1;
-  if ((uint64_t) hole - off < len)
-    *run = (uint64_t) hole - off;
-  return 0;
+  return (uint64_t) data >= off + len;
 }
 
 static void
@@ -223,7 +212,7 @@ static const struct member_ops file_ops = {
   .pwrite = file_pwrite,
   .flush = file_flush,
   .zero = file_zero,
-  .extent = file_extent,
+  .is_hole = file_is_hole,
   .close = file_close,
 };
 

@@ -557,23 +557,20 @@ nbd_member_zero (struct member *m, uint64_t len, uint64_t off)
 /* A hole is what the server says reads as zeros (NBD_STATE_ZERO),
  * allocated or not: what the caller skips is reading it.  The server
  * is asked about at least MIN_STATUS bytes and its first extent kept,
- * unless a write was under way while it answered. */
+ * unless a write was under way while it answered: the questions that
+ * follow, about the next chunk or piece, cost no round trip. */
 static int
-nbd_member_extent (struct member *m, uint64_t len, uint64_t off,
-                   uint64_t *run)
+nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
 {
   struct nbd_member *n = priv (m);
   struct extent_reply e = { .got = false };
   uint64_t ask = len < MIN_STATUS ? MIN_STATUS : len, started, done;
   bool hole;
 
-  *run = len;
   if (!n->can_status)
     return 0;
   pthread_mutex_lock (&n->lock);
-  if (n->known.start <= off && off < n->known.end) {
-    if (n->known.end - off < len)
-      *run = n->known.end - off;
+  if (n->known.start <= off && off + len <= n->known.end) {
     hole = n->known.hole;
     pthread_mutex_unlock (&n->lock);
     return hole;
@@ -601,9 +598,7 @@ nbd_member_extent (struct member *m, uint64_t len, uint64_t off,
     n->known.hole = hole;
   }
   pthread_mutex_unlock (&n->lock);
-  if (e.len < len)
-    *run = e.len;
-  return hole;
+  return hole && e.len >= len;
 }
 
 /* Say goodbye (NBD_CMD_DISC, and TLS's close) before closing, briefly:
@@ -647,7 +642,7 @@ static const struct member_ops nbd_ops = {
   .pwrite = nbd_member_pwrite,
   .flush = nbd_member_flush,
   .zero = nbd_member_zero,
-  .extent = nbd_member_extent,
+  .is_hole = nbd_member_is_hole,
   .close = nbd_member_close,
 };
 

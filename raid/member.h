@@ -22,11 +22,9 @@ struct member_ops {
   /* Make the range read back as zeros, deallocating it when the
    * backend can. */
   int (*zero) (struct member *m, uint64_t len, uint64_t off);
-  /* How [off, off+len) begins: 1 if it is known to read as zeros
-   * without reading it (a hole), 0 if it may hold data, -1 on error;
-   * *run says how many bytes from off (1 to len) are the same. */
-  int (*extent) (struct member *m, uint64_t len, uint64_t off,
-                 uint64_t *run);
+  /* 1 if the range is known to read as zeros without reading it
+   * (a hole), 0 if it may hold data, -1 on error. */
+  int (*is_hole) (struct member *m, uint64_t len, uint64_t off);
   void (*close) (struct member *m);
 };
 
