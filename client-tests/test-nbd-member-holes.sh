@@ -9,7 +9,9 @@
 # spare full of 0xff bytes.  The survivors must have been read for
 # little more than the written pieces (of 32 MiB each), the volume must
 # read back as written, the members must hold md's layout of it (the
-# model) and the spare must be as sparse as the members.
+# model) and the spare must be as sparse as the members.  Last, a
+# member whose server fails block status counts as data, and the error
+# is logged once per request rather than once per chunk.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdsh
@@ -92,3 +94,36 @@ assert not flags[0] & 2, f'extent flags {flags[0]}'" ||
 
 holes_case 1 - - 2 1
 holes_case 5 left-symmetric 64K 3 0
+
+# A member whose server fails block status (EIO) has data everywhere:
+# the map still answers, calling it data, and the error is logged once
+# per request, not once per chunk.
+name=mute
+d=$T/mute
+mkdir -p "$d"
+truncate -s 32M "$d/d0.img" "$d/d1.img"
+start_member mute-0 "$d/d0.img" --filter=error -- error-extents=EIO \
+  error-extents-rate=1
+u0=$member_uri
+start_member mute-1 "$d/d1.img"
+write_config "$d/a.conf" 0 - 64K "$u0" "$member_uri"
+conf=$d/a.conf
+"$NBDRAID" create "$conf" 2>> "$T/create.log" ||
+  { cat "$T/create.log" >&2; die "$name: nbdraid create failed"; }
+start_server "$conf"
+nbdinfo --map "$uri" > "$T/map" || die "$name: nbdinfo --map failed"
+/usr/bin/python3 - "$T/map" <<'PY' || die "$name: $(cat "$T/map")"
+import sys
+units = 64 << 10
+for off, length, kind in (tuple(int(x) for x in l.split()[:3])
+                          for l in open(sys.argv[1])):
+    # Member 0 holds the even chunks: none of them may be called zero.
+    first, last = off // units, (off + length - 1) // units
+    if kind & 2 and any(c % 2 == 0 for c in range(first, last + 1)):
+        sys.exit(f"a chunk of the failing member is called zero at {off}")
+PY
+stop_server
+errors=$(grep -c "member 0 .*block status at" "$T/nbdkit.log")
+[ "$errors" -ge 1 ] && [ "$errors" -le 4 ] ||
+  die "$name: $errors block status errors logged for one map"
+echo "ok: a member failing block status counts as data, logged $errors time(s)"

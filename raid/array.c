@@ -440,6 +440,7 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
 {
   const uint64_t U = a->geo.unit_bytes;
   uint64_t run_start = offset, run_len = 0, units = 0;
+  struct member_set mute = { { 0 } };
   bool run_hole = false;
 
   if (check_range (a, count, offset))
@@ -455,16 +456,19 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
     /* A unit whose member is gone may hold data: say so. */
     a->ops->locate (a, offset / U, &member, &moff);
     m = a->slots[member].io;
-    hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ? 0
+    hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ||
+      member_set_has (&mute, member) ? 0
       : m->ops->is_hole (m, len,
                          a->slots[member].data_offset_bytes + moff + within);
-    /* A member that cannot say has data there: the client reads it,
-     * and meets the error there if there is one. */
+    /* A member that cannot say has data there, and is not asked again
+     * in this call (an NBD member that is down takes its timeout to
+     * say so): the client reads it, and meets the error if any. */
     if (hole == -1) {
       array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): block "
                  "status at %" PRIu64 ": %s", a->name, member, m->name,
                  a->slots[member].data_offset_bytes + moff + within,
                  strerror (errno));
+      member_set_add (&mute, member);
       hole = 0;
     }
     if (run_len > 0 && (bool) hole != run_hole) {
