@@ -493,10 +493,12 @@ nbd_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
 }
 
 /* A write or zero of [off, off+len) starts: what block status said
- * of it no longer holds. */
+ * of it no longer holds.  (Nothing to track without block status.) */
 static void
 changing (struct nbd_member *n, uint64_t len, uint64_t off)
 {
+  if (!n->can_status)
+    return;
   pthread_mutex_lock (&n->lock);
   n->writes_started++;
   if (off < n->known.end && n->known.start < off + len)
@@ -509,6 +511,8 @@ changed (struct nbd_member *n, int r)
 {
   int saved = errno;
 
+  if (!n->can_status)
+    return r;
   pthread_mutex_lock (&n->lock);
   n->writes_done++;
   pthread_mutex_unlock (&n->lock);
