@@ -285,3 +285,13 @@ if holes < size - 8 * (1 << 20):
     sys.exit(f"only {holes} of {size} bytes reported as holes")
 PY
 }
+
+# write_piece DATA AT: 1 MiB of random data at AT, through NBD ($uri)
+# and into DATA, the image the volume should read back as
+write_piece () {
+  head -c $((1024 * 1024)) /dev/urandom > "$T/piece"
+  dd if="$T/piece" of="$1" bs=1M seek="$2" oflag=seek_bytes conv=notrunc \
+    status=none
+  nbdsh -u "$uri" -c "h.pwrite(open('$T/piece', 'rb').read(), $2)" ||
+    die "write of 1 MiB at $2 failed"
+}

@@ -28,16 +28,6 @@ bytes_read () {
     awk '{ s += $1 } END { print s + 0 }'
 }
 
-# write_piece AT: 1 MiB of random data at AT, through NBD and into the
-# expected image $T/$name.data
-write_piece () {
-  head -c $MiB /dev/urandom > "$T/piece"
-  dd if="$T/piece" of="$T/$name.data" bs=1M seek="$1" oflag=seek_bytes \
-    conv=notrunc status=none
-  nbdsh -u "$uri" -c "h.pwrite(open('$T/piece', 'rb').read(), $1)" ||
-    die "$name: write at $1 failed"
-}
-
 holes_case () {
   local level=$1 layout=$2 chunk=$3 n=$4 victim=$5 i size kib most=0 mark=()
   local uris=() d=$T/$1
@@ -58,12 +48,12 @@ holes_case () {
   size=$(export_size)
   truncate -s "$size" "$T/$name.data"
   local at=(0 $((size / 2 + 12345)))
-  for a in "${at[@]}"; do write_piece "$a"; done
+  for a in "${at[@]}"; do write_piece "$T/$name.data" "$a"; done
   check_map "$name" "$size" "${at[@]}"
   # The members' last answers are kept (a hole from after the second
   # piece to the end); a write into that hole must count.
   at+=($((size * 3 / 4 + 777)))
-  write_piece "${at[2]}"
+  write_piece "$T/$name.data" "${at[2]}"
   nbdsh --base-allocation -u "$uri" -c "
 flags = []
 h.block_status($MiB, ${at[2]}, lambda ctx, off, e, err: flags.append(e[1]))

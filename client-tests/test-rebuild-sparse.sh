@@ -10,8 +10,6 @@ requires nbdkit
 requires nbdsh
 requires nbdcopy
 
-MiB=$((1024 * 1024))
-
 sparse_case () {
   local name=$1 level=$2 layout=$3 chunk=$4 n=$5 victim=$6 size kib
   new_array "$name" "$level" "$layout" "$chunk" "$n" 32M --assume-clean
@@ -20,11 +18,7 @@ sparse_case () {
   # 1 MiB of random data at 0 and another off a page in the middle.
   truncate -s "$size" "$T/$name.data"
   for at in 0 $((size / 2 + 12345)); do
-    head -c $MiB /dev/urandom > "$T/piece"
-    dd if="$T/piece" of="$T/$name.data" bs=1M seek="$at" oflag=seek_bytes \
-      conv=notrunc status=none
-    nbdsh -u "$uri" -c "h.pwrite(open('$T/piece', 'rb').read(), $at)" ||
-      die "$name: write at $at failed"
+    write_piece "$T/$name.data" "$at"
   done
   head -c 32M /dev/zero | tr '\0' '\377' > "$T/$name/s0.img"
   "$NBDRAID" fail "$conf" "$victim" > /dev/null || die "$name: fail refused"
