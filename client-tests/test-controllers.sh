@@ -2,8 +2,9 @@
 # Controllers as failure domains: nbdraid create says whether the array
 # survives the loss of any one controller, --arrange reorders members
 # (and the config's member lines) so it does when it can,
-# --strict-controllers refuses when it does not, and a controller not
-# declared in [array] controllers is refused by file:line.
+# --strict-controllers refuses when it does not, a create refused after
+# --arrange leaves the config as it was, and a controller not declared
+# in [array] controllers is refused by file:line.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -39,6 +40,24 @@ order=$(sed -n 's/^member = \(d[0-9]\).img controller=\(c[0-9]\)$/\2/p' "$d/a.co
 start_server "$d/a.conf"
 stop_server
 echo "ok: RAID10 mirror pairs arranged across controllers"
+
+# A create refused after --arrange rewrote an inner array's member lines
+# (the outer RAID0 finds its nested arrays too small) puts the config
+# back as well as the disks.
+for f in p q r s t u; do head -c 2M /dev/urandom > "$d/$f.img"; done
+printf '[array]\nlevel = 0\nchunk = 64K\n[members]\nmember = array:x\nmember = array:y\n[array x]\nlevel = 10\nlayout = n2\nchunk = 64K\n[members x]\nmember = p.img controller=c0\nmember = q.img controller=c0\nmember = r.img controller=c1\nmember = s.img controller=c1\n[array y]\nlevel = 1\n[members y]\nmember = t.img\nmember = u.img\n' > "$d/n.conf"
+cp "$d/n.conf" "$d/n.conf.orig"
+before=$(cat "$d"/[p-u].img | sha256sum)
+if out=$("$NBDRAID" create --arrange "$d/n.conf" 2>&1); then
+  die "create of too small nested arrays succeeded"
+fi
+grep -q "rearranged the members" <<< "$out" || die "not rearranged first: $out"
+grep -q "array:y is too small" <<< "$out" || die "refusal: $out"
+cmp -s "$d/n.conf" "$d/n.conf.orig" ||
+  die "a refused create left the config rearranged: $(diff "$d/n.conf.orig" "$d/n.conf")"
+[ "$(cat "$d"/[p-u].img | sha256sum)" = "$before" ] ||
+  die "a refused create left superblocks behind"
+echo "ok: a create refused after --arrange puts the config back"
 
 # RAID6 with three members on one controller: no order helps.
 conf 6 left-symmetric c0 c0 c0 c1 c1 c2

@@ -74,6 +74,21 @@ struct raid_config *raid_config_find_group (const struct raid_config *top,
 int raid_config_reorder (struct raid_config *cfg, const unsigned *order,
                          char *err, size_t errlen);
 
+/* The config file's text as it was, to put back if a create that
+ * rewrote it (--arrange) is refused. */
+struct raid_config_text {
+  char **lines;
+  size_t n;
+};
+
+/* 0, or -1 with errno set. */
+int raid_config_save (const char *file, struct raid_config_text *t);
+/* Write t back as the file (atomically) and free it.  0, or -1 with a
+ * line naming the file in err. */
+int raid_config_restore (const char *file, struct raid_config_text *t,
+                         char *err, size_t errlen);
+void raid_config_text_free (struct raid_config_text *t);
+
 /* The control socket: [array] socket, or /run/nbdraid/NAME.sock for
  * root and $XDG_RUNTIME_DIR/nbdraid/NAME.sock (or /tmp/nbdraid-UID/)
  * for others.  Writes it into buf. */

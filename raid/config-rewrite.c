@@ -13,28 +13,50 @@
 #include "config-file.h"
 #include "member.h"
 
-/* The file's lines, each with its newline. */
+static void
+free_lines (char **lines, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    free (lines[i]);
+  free (lines);
+}
+
+/* The file's lines, each with its newline; NULL (errno set) if it
+ * cannot all be read: a rewrite from part of it would lose the rest. */
 static char **
 read_lines (const char *file, size_t *n)
 {
   FILE *fp = fopen (file, "re");
   char **lines = NULL, *line = NULL, **grown;
   size_t len = 0;
+  int failed = 0;
 
   *n = 0;
   if (!fp)
     return NULL;
   while (getline (&line, &len, fp) != -1) {
     grown = realloc (lines, (*n + 1) * sizeof *lines);
-    if (!grown)
+    if (!grown) {
+      failed = ENOMEM;
       break;
+    }
     lines = grown;
     lines[(*n)++] = line;
     line = NULL;
     len = 0;
   }
+  if (!failed && ferror (fp))
+    failed = errno ? errno : EIO;
   free (line);
   fclose (fp);
+  if (failed || !lines) {
+    free_lines (lines, *n);
+    *n = 0;
+    errno = failed ? failed : EINVAL;
+    return NULL;
+  }
   return lines;
 }
 
@@ -65,14 +87,29 @@ write_lines (const char *file, char **lines, size_t n, char *err,
   return 0;
 }
 
-static void
-free_lines (char **lines, size_t n)
+int
+raid_config_save (const char *file, struct raid_config_text *t)
 {
-  size_t i;
+  t->lines = read_lines (file, &t->n);
+  return t->lines ? 0 : -1;
+}
 
-  for (i = 0; i < n; i++)
-    free (lines[i]);
-  free (lines);
+int
+raid_config_restore (const char *file, struct raid_config_text *t,
+                     char *err, size_t errlen)
+{
+  int r = write_lines (file, t->lines, t->n, err, errlen);
+
+  raid_config_text_free (t);
+  return r;
+}
+
+void
+raid_config_text_free (struct raid_config_text *t)
+{
+  free_lines (t->lines, t->n);
+  t->lines = NULL;
+  t->n = 0;
 }
 
 int

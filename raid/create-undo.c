@@ -38,6 +38,17 @@ undo_save (struct create_undo *u, struct member *m, uint64_t off,
   return 0;
 }
 
+int
+undo_save_config (struct create_undo *u, const char *file)
+{
+  if (u->config_file)
+    return 0;
+  if (raid_config_save (file, &u->config) == -1)
+    return -1;
+  u->config_file = file;
+  return 0;
+}
+
 void
 undo_forget_member (struct create_undo *u, const struct member *m)
 {
@@ -82,6 +93,11 @@ undo_replay (struct create_undo *u, bool open_only, char *err,
       r = -1;
     e->len = 0;                 /* done, whatever the outcome */
   }
+  if (!open_only && u->config_file) {
+    if (raid_config_restore (u->config_file, &u->config, err, errlen) == -1)
+      r = -1;
+    u->config_file = NULL;
+  }
   return r;
 }
 
@@ -97,4 +113,6 @@ undo_free (struct create_undo *u)
   free (u->e);
   u->e = NULL;
   u->n = u->cap = 0;
+  raid_config_text_free (&u->config);
+  u->config_file = NULL;
 }

@@ -273,6 +273,8 @@ plan_controllers (struct creation *c, const struct raid_geometry *g)
     return 0;                   /* no controllers named */
   if (survives == 0 && c->opts->arrange &&
       controllers_arrange (g, c->cfg, order) == 0) {
+    if (undo_save_config (c->undo, c->cfg->file) == -1)
+      return refuse (c, "%s: %s", c->cfg->file, strerror (errno));
     if (raid_config_reorder (c->cfg, order, c->err, c->errlen) == -1)
       return -1;
     for (role = 0; role < c->cfg->nmembers; role++)
