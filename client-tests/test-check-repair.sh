@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # check reads every stripe and counts mismatched sectors (md's
-# mismatch_cnt): 0 on a clean array; a byte of parity (RAID6) or of a
-# mirror copy (RAID1) flipped in a member file is found; repair rewrites
-# it; check is 0 again, and the members hold md's layout.
+# mismatch_cnt): 0 on a clean array; bytes of parity (RAID6) or of a
+# mirror copy (RAID1) flipped in a member file are found, a 4K page
+# (8 sectors) each, wherever the check's workers take them; repair
+# rewrites them; check is 0 again, and the members hold md's layout.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdcopy
@@ -32,11 +33,15 @@ check_case () {
   random_file "$T/$name.data" "$(export_size)"
   nbdcopy "$T/$name.data" "$uri"
   [ "$(run_check check)" = 0 ] || die "$name: a clean array has mismatches"
-  # Data starts 1 MiB into these small members.
-  flip "$T/$name/d$victim.img" $((1048576 + 5000))
+  # Data starts 1 MiB into these small members.  At 64K chunks on 5
+  # members the victim holds the same block every fifth stripe: stripes
+  # 0, 40 and 80, in pieces of the check far apart.
+  for stripe in 0 40 80; do
+    flip "$T/$name/d$victim.img" $((1048576 + stripe * 65536 + 5000))
+  done
   found=$(run_check check)
-  [ "$found" -gt 0 ] || die "$name: the flipped byte was not found"
-  [ "$(run_check repair)" -gt 0 ] || die "$name: repair found nothing"
+  [ "$found" = 24 ] || die "$name: check found $found sectors, not 24"
+  [ "$(run_check repair)" = 24 ] || die "$name: repair did not find 24"
   [ "$(run_check check)" = 0 ] || die "$name: still mismatched after repair"
   nbdcopy "$uri" "$T/$name.out"
   cmp "$T/$name.data" "$T/$name.out" || die "$name: data changed"

@@ -318,17 +318,21 @@ rebuild_piece (struct raid_array *a, const struct member_set *gone,
  * every member and the piece rebuilt). */
 #define WORKERS_BYTES (32 * 1024 * 1024)
 
-/* A window's pieces, taken in turn by the workers. */
+/* A window's pieces, taken in turn by the workers: do_piece handles
+ * [at, at+n) as worker i, 0 or -1 with errno set. */
 struct pieces {
   struct raid_array *a;
-  const struct member_set *gone;
-  uint64_t pos, len, each;
+  uint64_t pos, len, each;      /* target bytes, or sync units */
   uint64_t next;                /* offset of the next piece not taken */
   const struct io_op *first;    /* worker i's op is first[i] */
+  int (*do_piece) (struct pieces *p, uint64_t at, uint64_t n, unsigned i);
+  const struct member_set *gone;        /* rebuild: what not to read */
+  /* resync: units not in holes; check: mismatched sectors */
+  uint64_t count[JOB_WORKERS_MAX];
 };
 
 static void
-rebuild_pieces (void *opaque, struct io_op *op)
+take_pieces (void *opaque, struct io_op *op)
 {
   struct pieces *p = opaque;
   unsigned i = (unsigned) (op - p->first);
@@ -336,9 +340,9 @@ rebuild_pieces (void *opaque, struct io_op *op)
 
   while ((off = __atomic_fetch_add (&p->next, p->each, __ATOMIC_RELAXED))
          < p->len)
-    if (rebuild_piece (p->a, p->gone, p->pos + off,
-                       p->each < p->len - off ? p->each : p->len - off,
-                       i) == -1) {
+    if (p->do_piece (p, p->pos + off,
+                     p->each < p->len - off ? p->each : p->len - off,
+                     i) == -1) {
       op->err = errno ? errno : EIO;
       /* The window has failed: leave the others no piece to start. */
       __atomic_store_n (&p->next, p->len, __ATOMIC_RELAXED);
@@ -346,9 +350,9 @@ rebuild_pieces (void *opaque, struct io_op *op)
     }
 }
 
-/* Workers for pieces of each bytes: several per core, so that while
- * one waits for its reads or its write (a disk, the network, the
- * target file's lock), another computes; within the memory bound. */
+/* Workers for pieces of each bytes of a member: several per core, so
+ * that while one waits for its reads or its write (a disk, the network,
+ * the target file's lock), another computes; within the memory bound. */
 static size_t
 worker_count (const struct raid_array *a, uint64_t each, uint64_t len)
 {
@@ -364,31 +368,47 @@ worker_count (const struct raid_array *a, uint64_t each, uint64_t len)
   return n;
 }
 
-/* Rebuild [pos, pos+len) with workers taking pieces in turn: a single
- * thread would leave every other core idle while it waits for reads,
- * computes and writes.  (The window's locks cover every piece; a piece
- * need not be whole stripes.)  0, or -1 with errno set. */
+/* Run p's pieces on n workers: a single thread would leave every other
+ * core idle while it waits for reads, computes and writes.  0, or -1
+ * with errno set. */
 static int
-rebuild_in_pieces (struct raid_array *a, uint64_t pos, uint64_t len,
-                   const struct member_set *gone)
+run_pieces (struct pieces *p, size_t n)
 {
   struct io_op ops[JOB_WORKERS_MAX];
-  struct pieces p = {
-    .a = a, .gone = gone, .pos = pos, .len = len, .first = ops,
-    .each = PIECE_BYTES,
-  };
-  size_t n = worker_count (a, p.each, len), i;
+  size_t i;
   int r = 0;
 
+  p->first = ops;
   for (i = 0; i < n; i++)
-    ops[i] = (struct io_op) { .kind = IO_WRITE, .member = a->job.target };
-  iopool_run (a->pool, ops, n, rebuild_pieces, &p);
+    ops[i] = (struct io_op) { .kind = IO_WRITE };
+  iopool_run (p->a->pool, ops, n, take_pieces, p);
   for (i = 0; i < n; i++)
     if (ops[i].err) {
       errno = ops[i].err;
       r = -1;
     }
   return r;
+}
+
+static int
+rebuild_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
+{
+  return rebuild_piece (p->a, p->gone, at, n, i);
+}
+
+/* Rebuild [pos, pos+len) with workers taking pieces in turn.  (The
+ * window's locks cover every piece; a piece need not be whole
+ * stripes.)  0, or -1 with errno set. */
+static int
+rebuild_in_pieces (struct raid_array *a, uint64_t pos, uint64_t len,
+                   const struct member_set *gone)
+{
+  struct pieces p = {
+    .a = a, .gone = gone, .pos = pos, .len = len, .each = PIECE_BYTES,
+    .do_piece = rebuild_one,
+  };
+
+  return run_pieces (&p, worker_count (a, p.each, len));
 }
 
 /* Rebuild [pos, pos+len) of the target under the locks of every
@@ -562,6 +582,44 @@ set_resync_front (struct raid_array *a, uint64_t front)
   __atomic_store_n (&a->resync_front, front, __ATOMIC_RELEASE);
 }
 
+static int
+sync_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
+{
+  uint64_t done = 0;
+  int r = p->a->ops->sync (p->a, at, n, &done);
+
+  p->count[i] += done;
+  return r;
+}
+
+static int
+check_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
+{
+  return p->a->ops->check (p->a, at, n, p->a->job.kind == RAID_JOB_REPAIR,
+                           &p->count[i]);
+}
+
+/* Resync or check sync units [first, first+n) with workers taking
+ * pieces in turn, each under the locks of its own units; add up what
+ * they counted in *count.  0, or -1 with errno set. */
+static int
+units_in_pieces (struct raid_array *a, uint64_t first, uint64_t n,
+                 int (*do_piece) (struct pieces *, uint64_t, uint64_t,
+                                  unsigned), uint64_t *count)
+{
+  const uint64_t per = unit_progress_bytes (a);
+  struct pieces p = {
+    .a = a, .pos = first, .len = n, .do_piece = do_piece,
+    .each = PIECE_BYTES / per ? PIECE_BYTES / per : 1,
+  };
+  size_t i;
+  int r = run_pieces (&p, worker_count (a, p.each * per, n * per));
+
+  for (i = 0; i < JOB_WORKERS_MAX; i++)
+    *count += p.count[i];
+  return r;
+}
+
 /* Resync: regions the bitmap marks (everything, without one) get their
  * parity recomputed or their first copy copied over the others. */
 static int
@@ -577,7 +635,7 @@ step_resync (struct raid_array *a, uint64_t budget)
   for (run = 0; run < n && a->job.pos + run < a->job.end &&
        bitmap_dirty (a, a->job.pos + run); run++)
     ;
-  if (run && a->ops->sync (a, a->job.pos, run, &done) == -1)
+  if (run && units_in_pieces (a, a->job.pos, run, sync_one, &done) == -1)
     return -1;
   a->job.pos += run;
   a->job.work_bytes += done * per;
@@ -610,8 +668,8 @@ step_check (struct raid_array *a, uint64_t budget)
     n = 1;
   if (n > a->job.end - a->job.pos)
     n = a->job.end - a->job.pos;
-  if (a->ops->check (a, a->job.pos, n, a->job.kind == RAID_JOB_REPAIR,
-                     &a->job.mismatches) == -1)
+  if (units_in_pieces (a, a->job.pos, n, check_one, &a->job.mismatches)
+      == -1)
     return -1;
   a->job.pos += n;
   if (a->job.pos == a->job.end) {
