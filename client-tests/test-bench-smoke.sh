@@ -32,6 +32,7 @@ degraded,rand read 4K qd32
 rebuild,"rebuild, idle"
 rebuild,"rebuild, idle, all written"
 rebuild,"rebuild, under client load"
+rebuild,"check, idle, all written"
 rebuild,rand read 4K qd32
 bitmap,seq write 1M qd16
 bitmap,rand write 4K qd32

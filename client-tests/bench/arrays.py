@@ -116,6 +116,10 @@ class Array:
     def add(self, path):
         command.run([paths.NBDRAID, "add", self.conf, path])
 
+    def check(self):
+        """Start a check (md's scrub); wait_rebuilt waits for it."""
+        command.run([paths.NBDRAID, "check", self.conf])
+
     def speed_limit(self, min_mb, max_mb):
         command.run([paths.NBDRAID, "speed-limit", self.conf, str(min_mb),
                  str(max_mb)])

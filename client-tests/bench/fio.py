@@ -111,8 +111,20 @@ def stop_background(popen, job, out_json):
 def write_file(path, size_bytes, out_json):
     """Sequential 1M writes straight to a file: what one member can
     take, the ceiling for rebuilding onto it."""
-    command.run(["fio", "--name=member-write", f"--filename={path}",
-             "--ioengine=psync", "--rw=write", "--bs=1M",
-             f"--size={size_bytes}", "--end_fsync=1",
+    return _file_job(Job("member write", "write", "1M", 1), path,
+                     size_bytes, out_json, ["--end_fsync=1"])
+
+
+def read_file(path, size_bytes, out_json):
+    """Sequential 1M reads straight from a file: what one member gives,
+    the ceiling for checking it."""
+    return _file_job(Job("member read", "read", "1M", 1), path, size_bytes,
+                     out_json, [])
+
+
+def _file_job(job, path, size_bytes, out_json, extra):
+    command.run(["fio", f"--name={job.name}", f"--filename={path}",
+             "--ioengine=psync", f"--rw={job.rw}", f"--bs={job.bs}",
+             f"--size={size_bytes}", *extra,
              "--output-format=json", f"--output={out_json}"])
-    return _parse(out_json, Job("member write", "write", "1M", 1))
+    return _parse(out_json, job)

@@ -3,10 +3,12 @@ timed from `nbdraid add` until `nbdraid wait` returns (every role
 then working).  Once idle, once under a random-read client, both with
 half the array written (the rest are holes on every member, which the
 rebuild zeroes on the spare instead of reading), and once more idle
-with every block written.
+with every block written; then a check (md's scrub) of the written
+array, timed from `nbdraid check` until `nbdraid wait` returns.
 speed-min is lifted for both: md's throttle would otherwise hold the
 rebuild at 10 MB/s under load, and for the first second after the
-prefill too, hiding what the engine can do.  Ceiling: fio writing one member file directly.
+prefill too, hiding what the engine can do.  Ceiling: fio writing one
+member file directly (for the check, reading one).
 Spares and the ceiling's file are written once before they are timed,
 as a disk's blocks exist before a rebuild: on a VM that hands freed
 memory back to its host, the first touch of a tmpfs page costs a host
@@ -42,7 +44,8 @@ def run(ctx):
     spec = shapes.spec(ctx, 6, 6, None if ctx.quick else 1024 * shapes.MiB)
     mine = nbdraid_rebuilds(ctx, spec)
     kernel = kernel_rebuild(ctx, spec, mine["array_bytes"] // 2)
-    ceiling = member_write(ctx, spec)
+    ceiling = member_file(ctx, spec, fio.write_file)
+    read_ceiling = member_file(ctx, spec, fio.read_file)
     case = f"{spec.label} 1 failed"
     ctx.rows.append(Row("rebuild", case, "rebuild, idle", "rebuild rate",
                         "MB/s", mine["idle"], ceiling,
@@ -54,13 +57,17 @@ def run(ctx):
     ctx.rows.append(Row("rebuild", case, "rebuild, under client load",
                         "rebuild rate", "MB/s", mine["loaded"], ceiling,
                         note=NO_KERNEL_UNDER_LOAD))
+    ctx.rows.append(Row("rebuild", spec.label, "check, idle, all written",
+                        "check rate", "MB/s", mine["check"], read_ceiling,
+                        note="no kernel peer: btrfs scrub is not run"))
     measure.add_rows(ctx, "rebuild", f"{spec.label} during rebuild", LOAD,
                      mine["client"], "no peer for the client under rebuild",
                      NO_KERNEL_UNDER_LOAD)
     return (f"{spec.label}, half the array written first (all of it for "
             "the all-written row); rebuild rate = "
             "member bytes rebuilt per second; the ceiling is fio writing "
-            "one member file directly.  The last rows are the client load "
+            "one member file directly (check rate: bytes of each member "
+            "checked per second, against fio reading one member file).  The last rows are the client load "
             f"({LOAD.name}) measured while the rebuild ran.")
 
 
@@ -86,6 +93,11 @@ def nbdraid_rebuilds(ctx, spec):
         array.fail(spec.members - 3)
         array.add(spare(d, 2, spec))
         out["full"] = member_bytes / array.wait_rebuilt(TIMEOUT_S) / 1e6
+        array.check()
+        out["check"] = member_bytes / array.wait_rebuilt(TIMEOUT_S) / 1e6
+        if array.status()["mismatches"]:
+            raise RuntimeError(f"{array.conf}: check found mismatches after "
+                               "the rebuilds")
     return out
 
 
@@ -136,10 +148,12 @@ def kernel_rebuild(ctx, spec, fill_bytes):
             return measure.peer_failed(ctx, "btrfs", e)
 
 
-def member_write(ctx, spec):
+def member_file(ctx, spec, fio_job):
+    """MB/s of fio_job (fio.write_file or read_file) on one written
+    file of a member's size."""
     with cleanup.Scope() as scope:
-        d = ctx.scratch(scope, "member-write")
+        d = ctx.scratch(scope, "member-file")
         path = os.path.join(d, "m.img")
         written(path, spec.member_bytes)
-        return fio.write_file(path, spec.member_bytes,
-                              os.path.join(d, "fio.json")).mb_per_s
+        return fio_job(path, spec.member_bytes,
+                       os.path.join(d, "fio.json")).mb_per_s
