@@ -97,8 +97,8 @@ struct raid_job {
   uint64_t work_bytes;          /* bytes actually resynced or rebuilt */
 };
 
-/* A rebuild's workers, a few per core and at most this many, take the
- * pieces of a window in turn (job.c). */
+/* The workers of a rebuild, resync or check, a few per core and at
+ * most this many, take the pieces of a window in turn (job.c). */
 #define JOB_WORKERS_MAX 8
 
 /* What each worker keeps from one window to the next while a rebuild

@@ -67,7 +67,8 @@ def run(ctx):
             "the all-written row); rebuild rate = "
             "member bytes rebuilt per second; the ceiling is fio writing "
             "one member file directly (check rate: bytes of each member "
-            "checked per second, against fio reading one member file).  The last rows are the client load "
+            "checked per second, against fio reading one member file).  "
+            "The last rows are the client load "
             f"({LOAD.name}) measured while the rebuild ran.")
 
 
