@@ -68,7 +68,12 @@ def ask(line):
         pass
     r = b""
     while True:
-        b = s.recv(4096)
+        # A request that arrives after the server answered and closed
+        # resets the connection; the answer is still read first.
+        try:
+            b = s.recv(4096)
+        except ConnectionResetError:
+            break
         if not b:
             break
         r += b
