@@ -168,16 +168,23 @@ member_waits (const struct member *m)
   return false;
 }
 
+/* Can b run in the caller?  Not if a member waits on a device or the
+ * network, nor if a buffered one was slow lately, unless the caller is
+ * itself one of a set the pool shares out (a job's piece, a nested
+ * array's request): its siblings keep the cores busy, and beside them,
+ * preempted, every copy looks slow. */
 static bool
 quick (struct raid_array *a, const struct io_batch *b)
 {
+  const bool nested = iopool_nested ();
   size_t i;
 
   for (i = 0; i < b->n; i++) {
     const struct raid_slot *s = array_slot (a, b->ops[i].member);
     if (s->io && (member_waits (s->io) ||
-                  __atomic_load_n (&s->io->service_ns, __ATOMIC_RELAXED)
-                  >= CPU_BOUND_NS))
+                  (!nested && __atomic_load_n (&s->io->service_ns,
+                                               __ATOMIC_RELAXED)
+                   >= CPU_BOUND_NS)))
       return false;
   }
   return true;

@@ -69,6 +69,16 @@ dequeue (struct iopool *p, struct job *j)
     p->tail = prev;
 }
 
+/* How many ops of a shared set this thread is inside (see
+ * iopool_nested). */
+static __thread unsigned nesting;
+
+bool
+iopool_nested (void)
+{
+  return nesting > 0;
+}
+
 /* Claim the next op of j, run it unlocked, count it done.  Called and
  * returns with the lock held. */
 static void
@@ -79,7 +89,9 @@ run_one (struct iopool *p, struct job *j)
   if (j->next == j->n)
     dequeue (p, j);
   pthread_mutex_unlock (&p->lock);
+  nesting++;
   j->exec (j->ctx, op);
+  nesting--;
   pthread_mutex_lock (&p->lock);
   if (++j->done == j->n)
     pthread_cond_signal (&j->finished);

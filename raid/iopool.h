@@ -7,6 +7,7 @@
 #ifndef NBDRAID_IOPOOL_H
 #define NBDRAID_IOPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct io_op;
@@ -24,5 +25,10 @@ void iopool_free (struct iopool *p);
  * are done. */
 void iopool_run (struct iopool *p, struct io_op *ops, size_t n,
                  iopool_exec_fn exec, void *ctx);
+
+/* Is the calling thread running an op of a set iopool_run shares out
+ * (one of a job's pieces, a nested array's request)?  Its siblings run
+ * beside it on the other threads. */
+bool iopool_nested (void);
 
 #endif
