@@ -33,6 +33,7 @@ rebuild,"rebuild, idle"
 rebuild,"rebuild, idle, all written"
 rebuild,"rebuild, under client load"
 rebuild,"check, idle, all written"
+rebuild,"initial resync, idle"
 rebuild,rand read 4K qd32
 bitmap,seq write 1M qd16
 bitmap,rand write 4K qd32

@@ -32,8 +32,9 @@ class Spec:
     def btrfs_profile(self):
         return BTRFS_PROFILE[self.level]
 
-    def config(self, name, disks):
+    def config(self, name, disks, settings=()):
         lines = ["[array]", f"name = {name}", "socket = ctl.sock"]
+        lines += settings
         if self.groups:
             per = self.members // self.groups
             lines += ["level = 0", f"chunk = {self.chunk}", "[members]"]
@@ -57,24 +58,42 @@ class Spec:
         return [] if self.bitmap or self.level == 0 else ["bitmap = none"]
 
 
-class Array:
-    """A created array in DIR, served once start() is called."""
+def written(path, size):
+    """A file of SIZE bytes, every block written (zeros)."""
+    block = bytes(1 << 20)
+    with open(path, "wb") as f:
+        for _ in range(size // len(block)):
+            f.write(block)
+        f.truncate(size)
 
-    def __init__(self, scope, workdir, name, spec):
+
+class Array:
+    """A created array in DIR, served once start() is called.  With
+    resync, its members are written out (no holes to skip) and it is
+    created as md creates, so the server has a full resync to run: held
+    at md's crawl (speed-max 64K/s) until speed_limit lifts it, so that
+    it can be timed from there as a rebuild is from `nbdraid add`."""
+
+    def __init__(self, scope, workdir, name, spec, resync=False):
         self.spec = spec
         self.dir = os.path.join(workdir, name)
         os.makedirs(self.dir)
         self.disks = [os.path.join(self.dir, f"d{i}.img")
                       for i in range(spec.members)]
         for d in self.disks:
-            with open(d, "wb") as f:
-                f.truncate(spec.member_bytes)
+            if resync:
+                written(d, spec.member_bytes)
+            else:
+                with open(d, "wb") as f:
+                    f.truncate(spec.member_bytes)
         self.conf = os.path.join(self.dir, "a.conf")
         with open(self.conf, "w") as f:
-            f.write(spec.config(name, self.disks))
+            f.write(spec.config(name, self.disks,
+                                ["speed-max = 64K"] if resync else []))
         # Fresh sparse members are all zeros, whose parity is zero: no
-        # initial resync to disturb the figures.
-        command.run([paths.NBDRAID, "create", "--assume-clean", self.conf])
+        # initial resync to disturb the figures, unless one is wanted.
+        command.run([paths.NBDRAID, "create"]
+                    + ([] if resync else ["--assume-clean"]) + [self.conf])
         self.scope = scope
         self.server = None
 

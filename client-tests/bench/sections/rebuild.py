@@ -4,11 +4,14 @@ then working).  Once idle, once under a random-read client, both with
 half the array written (the rest are holes on every member, which the
 rebuild zeroes on the spare instead of reading), and once more idle
 with every block written; then a check (md's scrub) of the written
-array, timed from `nbdraid check` until `nbdraid wait` returns.
+array, timed from `nbdraid check` until `nbdraid wait` returns; and
+the initial resync of a new array over members full of written blocks,
+held back by its config's speed-max until the server runs, timed from
+lifting that limit until `nbdraid wait` returns.
 speed-min is lifted for both: md's throttle would otherwise hold the
 rebuild at 10 MB/s under load, and for the first second after the
 prefill too, hiding what the engine can do.  Ceiling: fio writing one
-member file directly (for the check, reading one).
+member file directly (for the check and the resync, reading one).
 Spares and the ceiling's file are written once before they are timed,
 as a disk's blocks exist before a rebuild: on a VM that hands freed
 memory back to its host, the first touch of a tmpfs page costs a host
@@ -43,6 +46,7 @@ NO_KERNEL_UNDER_LOAD = ("btrfs replace is not run under load: it "
 def run(ctx):
     spec = shapes.spec(ctx, 6, 6, None if ctx.quick else 1024 * shapes.MiB)
     mine = nbdraid_rebuilds(ctx, spec)
+    resync = nbdraid_resync(ctx, spec)
     kernel = kernel_rebuild(ctx, spec, mine["array_bytes"] // 2)
     ceiling = member_file(ctx, spec, fio.write_file)
     read_ceiling = member_file(ctx, spec, fio.read_file)
@@ -60,6 +64,9 @@ def run(ctx):
     ctx.rows.append(Row("rebuild", spec.label, "check, idle, all written",
                         "check rate", "MB/s", mine["check"], read_ceiling,
                         note="no kernel peer: btrfs scrub is not run"))
+    ctx.rows.append(Row("rebuild", spec.label, "initial resync, idle",
+                        "resync rate", "MB/s", resync, read_ceiling,
+                        note="no kernel peer: btrfs has no resync"))
     measure.add_rows(ctx, "rebuild", f"{spec.label} during rebuild", LOAD,
                      mine["client"], "no peer for the client under rebuild",
                      NO_KERNEL_UNDER_LOAD)
@@ -67,7 +74,8 @@ def run(ctx):
             "the all-written row); rebuild rate = "
             "member bytes rebuilt per second; the ceiling is fio writing "
             "one member file directly (check rate: bytes of each member "
-            "checked per second, against fio reading one member file).  "
+            "checked or resynced per second, against fio reading one member "
+            "file).  "
             "The last rows are the client load "
             f"({LOAD.name}) measured while the rebuild ran.")
 
@@ -102,19 +110,25 @@ def nbdraid_rebuilds(ctx, spec):
     return out
 
 
+def nbdraid_resync(ctx, spec):
+    """MB/s of each member of a new array's initial resync."""
+    with cleanup.Scope() as scope:
+        d = ctx.scratch(scope, "resync")
+        array = arrays.Array(scope, d, "r", spec, resync=True)
+        array.start()
+        array.speed_limit(1000000, 0)
+        took = array.wait_rebuilt(TIMEOUT_S)
+        status = array.status()
+        if not status["synced"]:
+            raise RuntimeError(f"{array.conf}: not in sync after its "
+                               "initial resync")
+        return status["member_bytes"] / took / 1e6
+
+
 def spare(d, i, spec):
     path = os.path.join(d, f"s{i}.img")
-    written(path, spec.member_bytes)
+    arrays.written(path, spec.member_bytes)
     return path
-
-
-def written(path, size):
-    """A file of SIZE bytes, every block written (zeros)."""
-    block = bytes(1 << 20)
-    with open(path, "wb") as f:
-        for _ in range(size // len(block)):
-            f.write(block)
-        f.truncate(size)
 
 
 def start_load(ctx, scope, d, uri):
@@ -155,6 +169,6 @@ def member_file(ctx, spec, fio_job):
     with cleanup.Scope() as scope:
         d = ctx.scratch(scope, "member-file")
         path = os.path.join(d, "m.img")
-        written(path, spec.member_bytes)
+        arrays.written(path, spec.member_bytes)
         return fio_job(path, spec.member_bytes,
                        os.path.join(d, "fio.json")).mb_per_s
