@@ -180,11 +180,13 @@ quick (struct raid_array *a, const struct io_batch *b)
   size_t i;
 
   for (i = 0; i < b->n; i++) {
-    const struct raid_slot *s = array_slot (a, b->ops[i].member);
-    if (s->io && (member_waits (s->io) ||
-                  (!nested && __atomic_load_n (&s->io->service_ns,
-                                               __ATOMIC_RELAXED)
-                   >= CPU_BOUND_NS)))
+    const struct member *m = array_slot (a, b->ops[i].member)->io;
+    if (!m)
+      continue;
+    if (member_waits (m))
+      return false;
+    if (!nested &&
+        __atomic_load_n (&m->service_ns, __ATOMIC_RELAXED) >= CPU_BOUND_NS)
       return false;
   }
   return true;
