@@ -16,6 +16,11 @@ fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
   { tail -30 "$T/bench.log" >&2; die "bench --quick failed"; }
 [ -s "$T/out/bench.md" ] || die "no bench.md"
 [ -s "$T/out/bench.csv" ] || die "no bench.csv"
+# The targets table leads, one row per target (test-bench-targets.sh
+# checks its judgements).
+grep -q '^## Targets' "$T/out/bench.md" || die "bench.md has no targets table"
+grep -q '^| sweep: largest chunk.s write / best chunk.s | >= 0.7 | [0-9.]* |' \
+  "$T/out/bench.md" || die "bench.md: the sweep's write target is not measured"
 
 # section,job pairs --quick must report (the sections' quick subsets).
 expected='levels,seq write 1M qd16

@@ -379,8 +379,8 @@ run_pieces (struct pieces *p, size_t n)
   int r = 0;
 
   p->first = ops;
-  for (i = 0; i < n; i++)
-    ops[i] = (struct io_op) { .kind = IO_WRITE };
+  for (i = 0; i < n; i++)       /* a worker's op carries only its error */
+    ops[i] = (struct io_op) { .err = 0 };
   iopool_run (p->a->pool, ops, n, take_pieces, p);
   for (i = 0; i < n; i++)
     if (ops[i].err) {

@@ -19,10 +19,14 @@ import peers
 import plot
 import results
 import sections
+import targets
 
 
 def parse_args():
-    p = argparse.ArgumentParser(prog="client-tests/bench/run")
+    p = argparse.ArgumentParser(
+        prog="client-tests/bench/run",
+        epilog="The run script also takes --no-build: use the tree as "
+        "built, without installing build dependencies or running make.")
     p.add_argument("--quick", action="store_true",
                    help="tiny regions, 1 s per job, a subset of cases")
     p.add_argument("--only", action="append", choices=sections.ALL,
@@ -133,6 +137,7 @@ def main():
         btrfs_why = ctx.btrfs_why
         md = header(args, ctx, root, started, load_before,
                     time.monotonic() - t0, btrfs_why)
+    md += targets.markdown(ctx.rows)
     md += results.markdown(done, ctx.rows, btrfs_why)
     png = plot.sweep(ctx.rows, args.out)
     if png:

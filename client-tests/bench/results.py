@@ -60,6 +60,18 @@ def write_csv(path, rows):
                         _num(r.ratio(r.kernel)), r.note])
 
 
+def read_csv(path):
+    """The rows write_csv wrote (ratios are recomputed from the
+    figures)."""
+    def num(x):
+        return float(x) if x else None
+    with open(path, newline="") as f:
+        return [Row(r["section"], r["case"], r["job"], r["metric"], r["unit"],
+                    num(r["nbdraid"]), num(r["ceiling"]), num(r["kernel"]),
+                    r["note"], r["ratio_ceiling_range"])
+                for r in csv.DictReader(f)]
+
+
 def markdown(sections, rows, said_above=""):
     """One table per section, in the order the sections ran.  A note
     the header already gives (SAID_ABOVE) is shortened in the rows."""
