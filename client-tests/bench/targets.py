@@ -16,6 +16,8 @@ from typing import Callable
 import results
 
 LEVELS = ["RAID0", "RAID1", "RAID5", "RAID6", "RAID10"]
+SEQ_READ, SEQ_WRITE = "seq read 1M qd16", "seq write 1M qd16"
+RAND_READ, RAND_WRITE = "rand read 4K qd32", "rand write 4K qd32"
 RSS_LIMIT_KIB = 256 * 1024
 
 
@@ -79,7 +81,7 @@ def _sweep(rows, job):
 
 def _largest_chunk_write(rows):
     """The largest chunk's write over the best chunk's."""
-    w = _sweep(rows, "seq write 1M qd16")
+    w = _sweep(rows, SEQ_WRITE)
     if len(w) < 2:
         return None
     return Figure(w[max(w)] / max(w.values()))
@@ -88,7 +90,7 @@ def _largest_chunk_write(rows):
 def _largest_chunk_read(rows):
     """The largest chunk's read over the smallest chunk's: reads must
     not fall as chunks grow."""
-    r = _sweep(rows, "seq read 1M qd16")
+    r = _sweep(rows, SEQ_READ)
     if len(r) < 2:
         return None
     return Figure(r[max(r)] / r[min(r)])
@@ -96,35 +98,31 @@ def _largest_chunk_read(rows):
 
 def _degraded(rows):
     """RAID6 with two members failed over the same array healthy."""
-    failed = _row(rows, "degraded", "RAID6 2 failed", "seq read 1M qd16",
-                  "MB/s")
-    healthy = _row(rows, "degraded", "RAID6 healthy", "seq read 1M qd16",
-                   "MB/s")
+    failed = _row(rows, "degraded", "RAID6 2 failed", SEQ_READ, "MB/s")
+    healthy = _row(rows, "degraded", "RAID6 healthy", SEQ_READ, "MB/s")
     if not (failed and healthy and healthy.nbdraid):
         return None
     return Figure(failed.nbdraid / healthy.nbdraid)
 
 
-SEQ_READ, SEQ_WRITE = "seq read 1M qd16", "seq write 1M qd16"
-RAND_READ, RAND_WRITE = "rand read 4K qd32", "rand write 4K qd32"
+def _level(level, what, job, bound, peer="ceiling"):
+    """A target on the levels section's LEVEL row of JOB, named for
+    what it measures and the peer it is a ratio to."""
+    unit = "IOPS" if job in (RAND_READ, RAND_WRITE) else "MB/s"
+    against = "ceiling" if peer == "ceiling" else "btrfs " + level.lower()
+    return Target(f"{level} {what} x {against}", bound,
+                  _ratio("levels", level, job, unit, peer))
+
 
 TARGETS = (
-    [Target(f"{lv} seq read x ceiling", 0.90,
-            _ratio("levels", lv, SEQ_READ, "MB/s")) for lv in LEVELS] +
-    [Target("RAID0 seq write x ceiling", 0.90,
-            _ratio("levels", "RAID0", SEQ_WRITE, "MB/s")),
-     Target("RAID6 seq write x ceiling", 0.70,
-            _ratio("levels", "RAID6", SEQ_WRITE, "MB/s")),
-     Target("RAID6 seq write x btrfs raid6", 2.5,
-            _ratio("levels", "RAID6", SEQ_WRITE, "MB/s", "kernel"))] +
-    [Target(f"{lv} rand read 4K x ceiling", 0.85,
-            _ratio("levels", lv, RAND_READ, "IOPS")) for lv in LEVELS] +
-    [Target("RAID10 rand write 4K x ceiling", 0.50,
-            _ratio("levels", "RAID10", RAND_WRITE, "IOPS")),
-     Target("RAID6 rand write 4K x ceiling", 0.25,
-            _ratio("levels", "RAID6", RAND_WRITE, "IOPS")),
-     Target("RAID6 rand write 4K x btrfs raid6", 3.0,
-            _ratio("levels", "RAID6", RAND_WRITE, "IOPS", "kernel")),
+    [_level(lv, "seq read", SEQ_READ, 0.90) for lv in LEVELS] +
+    [_level("RAID0", "seq write", SEQ_WRITE, 0.90),
+     _level("RAID6", "seq write", SEQ_WRITE, 0.70),
+     _level("RAID6", "seq write", SEQ_WRITE, 2.5, "kernel")] +
+    [_level(lv, "rand read 4K", RAND_READ, 0.85) for lv in LEVELS] +
+    [_level("RAID10", "rand write 4K", RAND_WRITE, 0.50),
+     _level("RAID6", "rand write 4K", RAND_WRITE, 0.25),
+     _level("RAID6", "rand write 4K", RAND_WRITE, 3.0, "kernel"),
      Target("sweep: largest chunk's write / best chunk's", 0.70,
             _largest_chunk_write),
      Target("sweep: largest chunk's read / smallest chunk's", 1.0,
@@ -135,8 +133,8 @@ TARGETS = (
      Target("idle rebuild x fio's member write", 0.50,
             _ratio("rebuild", "RAID6", "rebuild, idle", "MB/s")),
      Target("peak RSS (KiB)", RSS_LIMIT_KIB,
-            _value("rss", "RAID6", "after seq write 1M qd16, rand write 4K "
-                   "qd32, seq read 1M qd16, 12 seq readers 1M qd1", "KiB"),
+            _value("rss", "RAID6", f"after {SEQ_WRITE}, {RAND_WRITE}, "
+                   f"{SEQ_READ}, 12 seq readers 1M qd1", "KiB"),
             at_most=True)])
 
 
