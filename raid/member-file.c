@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hole-memo.h"
 #include "member.h"
 
 /* O_DIRECT needs the buffer, offset and length aligned to the logical
@@ -21,6 +22,7 @@ struct file_member {
   int fd;
   bool block_device;
   bool direct;
+  struct hole_memo known;       /* the last SEEK_DATA answer */
 };
 
 static struct file_member *
@@ -112,7 +114,7 @@ file_pread (struct member *m, void *buf, size_t len, uint64_t off)
 }
 
 static int
-file_pwrite (struct member *m, const void *buf, size_t len, uint64_t off)
+write_at (struct member *m, const void *buf, size_t len, uint64_t off)
 {
   struct file_member *f = priv (m);
   uint64_t b_off;
@@ -156,7 +158,7 @@ write_zeros (struct member *m, uint64_t len, uint64_t off)
   memset (z, 0, zlen);
   while (len > 0 && r == 0) {
     size_t n = len < zlen ? (size_t) len : zlen;
-    r = file_pwrite (m, z, n, off);
+    r = write_at (m, z, n, off);
     len -= n;
     off += n;
   }
@@ -165,7 +167,7 @@ write_zeros (struct member *m, uint64_t len, uint64_t off)
 }
 
 static int
-file_zero (struct member *m, uint64_t len, uint64_t off)
+zero_at (struct member *m, uint64_t len, uint64_t off)
 {
   struct file_member *f = priv (m);
 
@@ -184,23 +186,49 @@ file_zero (struct member *m, uint64_t len, uint64_t off)
 }
 
 static int
+file_pwrite (struct member *m, const void *buf, size_t len, uint64_t off)
+{
+  hole_memo_changing (&priv (m)->known, off, len);
+  return hole_memo_changed (&priv (m)->known, write_at (m, buf, len, off));
+}
+
+static int
+file_zero (struct member *m, uint64_t len, uint64_t off)
+{
+  hole_memo_changing (&priv (m)->known, off, len);
+  return hole_memo_changed (&priv (m)->known, zero_at (m, len, off));
+}
+
+/* SEEK_DATA's answer is kept: it covers the whole hole, and on tmpfs
+ * finding the end of a range fallocate reserved walks every page of
+ * it, so asking again for each piece would walk it again. */
+static int
 file_is_hole (struct member *m, uint64_t len, uint64_t off)
 {
   struct file_member *f = priv (m);
+  struct hole_memo_ticket t;
+  uint64_t end;
   off_t data;
+  int known;
 
   if (f->block_device)
     return 0;
+  known = hole_memo_recall (&f->known, off, len, &t);
+  if (known != -1)
+    return known;
   data = lseek (f->fd, (off_t) off, SEEK_DATA);
-  if (data == -1)
-    return errno == ENXIO ? 1 : (errno == EINVAL ? 0 : -1);
-  return (uint64_t) data >= off + len;
+  if (data == -1 && errno != ENXIO)
+    return errno == EINVAL ? 0 : -1;
+  end = data == -1 ? m->size_bytes : (uint64_t) data;
+  hole_memo_keep (&f->known, &t, off, end, true);
+  return end >= off + len;
 }
 
 static void
 file_close (struct member *m)
 {
   close (priv (m)->fd);
+  hole_memo_destroy (&priv (m)->known);
   free (m->priv);
   free (m->name);
   free (m);
@@ -262,6 +290,7 @@ member_file_open (const char *path, const struct member_open_options *opts,
   }
   f->fd = fd;
   f->direct = opts->direct;
+  hole_memo_init (&f->known);
   m->waits = opts->direct;
   m->ops = &file_ops;
   m->priv = f;

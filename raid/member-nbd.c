@@ -37,6 +37,7 @@
 
 #include <libnbd.h>
 
+#include "hole-memo.h"
 #include "member.h"
 
 /* Largest single NBD request we send (servers must take 32 MiB). */
@@ -87,11 +88,7 @@ struct nbd_member {
   struct member_open_options opts;
   bool can_flush, can_zero;
   bool can_status;              /* the server reports base:allocation */
-  /* The last block status answer, [start, end) all hole or all data,
-   * dropped by any write or zero that overlaps it; writes started and
-   * done, so an answer that may predate a write is not kept. */
-  struct { uint64_t start, end; bool hole; } known;
-  uint64_t writes_started, writes_done;
+  struct hole_memo known;        /* the last block status answer */
   uint64_t max_request;
 };
 
@@ -210,8 +207,8 @@ reconnect (struct nbd_member *n, struct conn *c, int64_t deadline)
     if (h) {
       pthread_mutex_lock (&n->lock);
       c->h = h;
-      n->known.end = n->known.start; /* a server back may be another */
       pthread_mutex_unlock (&n->lock);
+      hole_memo_forget (&n->known);     /* a server back may be another */
       return 0;
     }
     left = deadline - now_ms ();
@@ -492,40 +489,13 @@ nbd_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
   return transfer (m, CMD_READ, buf, len, off);
 }
 
-/* A write or zero of [off, off+len) starts: what block status said
- * of it no longer holds.  (Nothing to track without block status.) */
-static void
-changing (struct nbd_member *n, uint64_t len, uint64_t off)
-{
-  if (!n->can_status)
-    return;
-  pthread_mutex_lock (&n->lock);
-  n->writes_started++;
-  if (off < n->known.end && n->known.start < off + len)
-    n->known.end = n->known.start;
-  pthread_mutex_unlock (&n->lock);
-}
-
-static int
-changed (struct nbd_member *n, int r)
-{
-  int saved = errno;
-
-  if (!n->can_status)
-    return r;
-  pthread_mutex_lock (&n->lock);
-  n->writes_done++;
-  pthread_mutex_unlock (&n->lock);
-  errno = saved;
-  return r;
-}
-
 static int
 nbd_member_pwrite (struct member *m, const void *buf, size_t len,
                    uint64_t off)
 {
-  changing (priv (m), len, off);
-  return changed (priv (m), transfer (m, CMD_WRITE, (void *) buf, len, off));
+  hole_memo_changing (&priv (m)->known, off, len);
+  return hole_memo_changed (&priv (m)->known,
+                            transfer (m, CMD_WRITE, (void *) buf, len, off));
 }
 
 static int
@@ -554,35 +524,30 @@ write_zeros (struct member *m, uint64_t len, uint64_t off)
 static int
 nbd_member_zero (struct member *m, uint64_t len, uint64_t off)
 {
-  changing (priv (m), len, off);
-  return changed (priv (m), write_zeros (m, len, off));
+  hole_memo_changing (&priv (m)->known, off, len);
+  return hole_memo_changed (&priv (m)->known, write_zeros (m, len, off));
 }
 
 /* A hole is what the server says reads as zeros (NBD_STATE_ZERO),
  * allocated or not: what the caller skips is reading it.  The server
- * is asked about at least MIN_STATUS bytes and its first extent kept,
- * unless a write was under way while it answered: the questions that
- * follow, about the next chunk or piece, cost no round trip. */
+ * is asked about at least MIN_STATUS bytes and its first extent kept:
+ * the questions that follow, about the next chunk or piece, cost no
+ * round trip. */
 static int
 nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
 {
   struct nbd_member *n = priv (m);
   struct extent_reply e = { .got = false };
-  uint64_t ask = len < MIN_STATUS ? MIN_STATUS : len, started, done;
+  uint64_t ask = len < MIN_STATUS ? MIN_STATUS : len;
+  struct hole_memo_ticket t;
   bool hole;
+  int known;
 
   if (!n->can_status)
     return 0;
-  pthread_mutex_lock (&n->lock);
-  if (n->known.start <= off && off + len <= n->known.end) {
-    hole = n->known.hole;
-    pthread_mutex_unlock (&n->lock);
-    return hole;
-  }
-  started = n->writes_started;
-  done = n->writes_done;
-  pthread_mutex_unlock (&n->lock);
-
+  known = hole_memo_recall (&n->known, off, len, &t);
+  if (known != -1)
+    return known;
   if (ask > m->size_bytes - off)
     ask = m->size_bytes - off;
   if (ask > MAX_STATUS)
@@ -594,14 +559,7 @@ nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
   if (e.len > ask)
     e.len = ask;
   hole = (e.flags & LIBNBD_STATE_ZERO) != 0;
-  pthread_mutex_lock (&n->lock);
-  if (n->writes_started == started && n->writes_done == done &&
-      started == done) {
-    n->known.start = off;
-    n->known.end = off + e.len;
-    n->known.hole = hole;
-  }
-  pthread_mutex_unlock (&n->lock);
+  hole_memo_keep (&n->known, &t, off, off + e.len, hole);
   return hole && e.len >= len;
 }
 
@@ -633,6 +591,7 @@ nbd_member_close (struct member *m)
   }
   pthread_mutex_destroy (&n->lock);
   pthread_cond_destroy (&n->changed);
+  hole_memo_destroy (&n->known);
   free (n->conns);
   free (n->uri);
   free (n);
@@ -709,6 +668,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   }
   pthread_mutex_init (&n->lock, NULL);
   pthread_cond_init (&n->changed, NULL);
+  hole_memo_init (&n->known);
   m->priv = n;
   m->ops = &nbd_ops;
   m->waits = true;
