@@ -527,7 +527,8 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   /* Writes that leave part of their one stripe unwritten gather with
    * the others queued on it. */
   if (first == last && count < stripe_bytes)
-    return stripe_batch_write (&a->batches, first, &piece, write_batch, a);
+    return stripe_batch_write (&a->batches, first, stripe_bytes, &piece,
+                               write_batch, a);
   return write_stripes (a, &piece, 1, first, last);
 }
 

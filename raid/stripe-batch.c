@@ -5,8 +5,13 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "stripe-batch.h"
+
+/* Bounds of how long an update of a stream waits for its stripe. */
+#define HOLD_MIN_NS 1000000
+#define HOLD_MAX_NS 20000000
 
 enum waiter_state { WAITING, LEADING, DONE };
 
@@ -22,6 +27,8 @@ struct waiter {
 struct batch_stripe {
   uint64_t stripe;
   struct waiter *head, *tail;   /* queued, oldest first */
+  uint64_t bytes;               /* of the writes queued */
+  bool holding;                 /* the head waits for the stripe to fill */
   struct batch_stripe *next;
 };
 
@@ -29,16 +36,64 @@ void
 stripe_batches_init (struct stripe_batches *b)
 {
   pthread_mutex_init (&b->lock, NULL);
+  pthread_condattr_init (&b->monotonic);
+  pthread_condattr_setclock (&b->monotonic, CLOCK_MONOTONIC);
   b->busy = NULL;
-  b->queued = 0;
-  b->joined = 0;
+  b->queued = b->streak = 0;
+  b->active_bytes = 0;
+  b->next_offset = 0;
+  b->joined = b->held = 0;
 }
 
 void
 stripe_batches_destroy (struct stripe_batches *b)
 {
   assert (b->busy == NULL);
+  pthread_condattr_destroy (&b->monotonic);
   pthread_mutex_destroy (&b->lock);
+}
+
+/* Note where piece lies against the write before it: a stream's writes
+ * start near where the last one ended (threads reorder them a little). */
+static void
+note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
+             const struct stripe_piece *piece)
+{
+  uint64_t from = b->next_offset > stripe_bytes
+    ? b->next_offset - stripe_bytes : 0;
+
+  b->streak = piece->offset >= from &&
+    piece->offset < b->next_offset + stripe_bytes ? b->streak + 1 : 0;
+  b->next_offset = piece->offset + piece->count;
+}
+
+/* The update st's head leads waits, with the lock held, for the rest
+ * of its stripe if a stream is writing it: two writes in a row near
+ * each other, and a stripe's worth in flight, so that the rest can
+ * come (a client with less in flight could not send it while this
+ * waits); for as long as the stripe takes to arrive at 1 GB/s.  Writes
+ * queueing behind wake it once the stripe is covered. */
+static void
+hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
+                 uint64_t stripe_bytes, pthread_cond_t *cond)
+{
+  const uint64_t hold_ns = stripe_bytes < HOLD_MIN_NS ? HOLD_MIN_NS
+    : stripe_bytes > HOLD_MAX_NS ? HOLD_MAX_NS : stripe_bytes;
+  struct timespec until;
+
+  if (b->streak < 2 || b->active_bytes < stripe_bytes ||
+      st->bytes >= stripe_bytes)
+    return;
+  clock_gettime (CLOCK_MONOTONIC, &until);
+  until.tv_nsec += (long) hold_ns;
+  until.tv_sec += until.tv_nsec / 1000000000;
+  until.tv_nsec %= 1000000000;
+  st->holding = true;
+  b->held++;
+  while (st->bytes < stripe_bytes &&
+         pthread_cond_timedwait (cond, &b->lock, &until) != ETIMEDOUT)
+    ;
+  st->holding = false;
 }
 
 static struct batch_stripe *
@@ -92,8 +147,8 @@ take_batch (struct batch_stripe *st, struct waiter **batch)
 
 int
 stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
-                    const struct stripe_piece *piece, stripe_batch_fn fn,
-                    void *opaque)
+                    uint64_t stripe_bytes, const struct stripe_piece *piece,
+                    stripe_batch_fn fn, void *opaque)
 {
   struct waiter me = { .piece = *piece, .state = WAITING };
   struct waiter *batch[STRIPE_BATCH_PIECES];
@@ -116,16 +171,22 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
     b->busy = st;
     me.state = LEADING;
   }
+  b->active_bytes += piece->count;
+  note_stream (b, stripe_bytes, piece);
   if (st->tail)
     st->tail->next = &me;
   else
     st->head = &me;
   st->tail = &me;
+  st->bytes += piece->count;
   b->queued++;
-  pthread_cond_init (&me.cond, NULL);
+  pthread_cond_init (&me.cond, &b->monotonic);
+  if (st->holding && st->bytes >= stripe_bytes)
+    pthread_cond_signal (&st->head->cond);
   while (me.state == WAITING)
     pthread_cond_wait (&me.cond, &b->lock);
   if (me.state == DONE) {
+    b->active_bytes -= piece->count;
     pthread_mutex_unlock (&b->lock);
     pthread_cond_destroy (&me.cond);
     errno = me.err;
@@ -133,13 +194,16 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
   }
 
   /* Leading: the queue's head is this write. */
+  hold_for_stripe (b, st, stripe_bytes, &me.cond);
   n = take_batch (st, batch);
   assert (n >= 1 && batch[0] == &me);
   b->queued -= n;
   b->joined += n - 1;
-  pthread_mutex_unlock (&b->lock);
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     pieces[i] = batch[i]->piece;
+    st->bytes -= pieces[i].count;
+  }
+  pthread_mutex_unlock (&b->lock);
   r = fn (opaque, stripe, pieces, n);
   err = errno;
 
@@ -156,6 +220,7 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
   }
   else
     forget_busy (b, st);
+  b->active_bytes -= piece->count;
   pthread_mutex_unlock (&b->lock);
   pthread_cond_destroy (&me.cond);
   errno = err;

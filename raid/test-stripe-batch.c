@@ -4,6 +4,11 @@
  * and the next update must carry them all, oldest first, except that
  * it stops before a write overlapping one it carries.
  *
+ * A stream's update of a stripe waits for the rest of it: with another
+ * stripe's worth in flight, the first quarter of a stripe waits and the
+ * other three ride with it; a writer with one write in flight at a
+ * time never waits.
+ *
  * Then the engine: eight threads write disjoint pieces of the same stripes at once (a
  * barrier before each stripe makes them collide), with random lengths
  * that share 4K pages and sometimes zeros, against a model in memory.
@@ -24,9 +29,12 @@
 
 #include "array.h"
 #include "test-array.h"
+#include "test-report.h"
 
 #define THREADS 8
 #define STRIPES_PER_ROUND 48
+/* The queue alone: its stripe, 8 writes of 4K would not fill it. */
+#define STRIPE_BYTES (1024 * 1024)
 
 /* ---- the queue alone ---- */
 
@@ -73,7 +81,8 @@ queue_write (void *arg)
 {
   struct queue_writer *w = arg;
 
-  w->r = stripe_batch_write (&w->q->b, 7, &w->piece, hold_first, w->q);
+  w->r = stripe_batch_write (&w->q->b, 7, STRIPE_BYTES, &w->piece,
+                             hold_first, w->q);
   return NULL;
 }
 
@@ -143,6 +152,178 @@ check_queue (bool overlap, unsigned want_calls, const unsigned *want_sizes)
   pthread_mutex_destroy (&q.lock);
   stripe_batches_destroy (&q.b);
   return r;
+}
+
+/* ---- a stream's update waits for its stripe ---- */
+
+/* Big enough that the wait lasts its longest (20 ms): threads started
+ * one after another reach the queue well within it. */
+#define STREAM_STRIPE (32ULL << 20)
+
+struct stream_check {
+  pthread_mutex_t lock;
+  bool release;                 /* the update of stripe 5 may finish */
+  unsigned calls6, size6;       /* updates of stripe 6, the last's size */
+};
+
+struct stream_writer {
+  struct stripe_batches *b;
+  struct stream_check *c;
+  uint64_t stripe;
+  struct stripe_piece piece;
+  bool go;                      /* set (atomically) to start writing */
+  int r;
+};
+
+/* Stripe 5's update stands for one in flight elsewhere: it lasts until
+ * released.  Stripe 6's are counted. */
+static int
+stream_update (void *opaque, uint64_t stripe, const struct stripe_piece *p,
+               unsigned n)
+{
+  struct stream_check *c = opaque;
+  bool held = stripe == 5;
+
+  pthread_mutex_lock (&c->lock);
+  if (stripe == 6) {
+    c->calls6++;
+    c->size6 = n;
+  }
+  pthread_mutex_unlock (&c->lock);
+  while (held) {
+    usleep (1000);
+    pthread_mutex_lock (&c->lock);
+    held = !c->release;
+    pthread_mutex_unlock (&c->lock);
+  }
+  (void) p;
+  return 0;
+}
+
+static void *
+stream_write (void *arg)
+{
+  struct stream_writer *w = arg;
+
+  while (!__atomic_load_n (&w->go, __ATOMIC_ACQUIRE))
+    usleep (100);
+  w->r = stripe_batch_write (w->b, w->stripe, STREAM_STRIPE, &w->piece,
+                             stream_update, w->c);
+  return NULL;
+}
+
+static uint64_t
+counter (struct stripe_batches *b, const uint64_t *field)
+{
+  uint64_t v;
+
+  pthread_mutex_lock (&b->lock);
+  v = *field;
+  pthread_mutex_unlock (&b->lock);
+  return v;
+}
+
+static struct stream_writer
+stream_writer (struct stripe_batches *b, struct stream_check *c,
+               uint64_t stripe, uint64_t offset, uint64_t count)
+{
+  return (struct stream_writer) { .b = b, .c = c, .stripe = stripe,
+    .piece = { NULL, offset, count }, .go = true };
+}
+
+/* Stripe 4 written, stripe 5 being written (a whole stripe in flight),
+ * then the first quarter of stripe 6 arrives: a stream, so its update
+ * waits, and the other three quarters, arriving meanwhile, ride with
+ * it: one update of four writes.  1 if it did, 0 if the wait ran out
+ * first (a slow machine), -1 if it did not wait or went wrong. */
+static int
+stream_round (void)
+{
+  const uint64_t S = STREAM_STRIPE, Q = S / 4;
+  struct stream_check c = { .release = false };
+  struct stripe_batches b;
+  struct stream_writer first, w[5];
+  pthread_t t[5];
+  unsigned i, wait;
+  int r = 0;
+
+  stripe_batches_init (&b);
+  pthread_mutex_init (&c.lock, NULL);
+  first = stream_writer (&b, &c, 4, 4 * S, S);
+  stream_write (&first);
+  w[0] = stream_writer (&b, &c, 5, 5 * S, S);
+  pthread_create (&t[0], NULL, stream_write, &w[0]);
+  while (counter (&b, &b.active_bytes) < S)
+    usleep (1000);
+  /* The writers of stripe 6 are ready before the first starts, so
+   * that the others come at once, even under valgrind. */
+  for (i = 1; i < 5; i++) {
+    w[i] = stream_writer (&b, &c, 6, 6 * S + (i - 1) * Q, Q);
+    w[i].go = false;
+    pthread_create (&t[i], NULL, stream_write, &w[i]);
+  }
+  __atomic_store_n (&w[1].go, true, __ATOMIC_RELEASE);
+  for (wait = 0; counter (&b, &b.held) == 0 && wait < 20000; wait++)
+    usleep (100);                       /* at most 2 s */
+  for (i = 2; i < 5; i++)
+    __atomic_store_n (&w[i].go, true, __ATOMIC_RELEASE);
+  for (i = 1; i < 5; i++) {
+    pthread_join (t[i], NULL);
+    r |= w[i].r;
+  }
+  pthread_mutex_lock (&c.lock);
+  c.release = true;
+  pthread_mutex_unlock (&c.lock);
+  pthread_join (t[0], NULL);
+  r |= w[0].r | first.r;
+  if (r || b.held == 0) {
+    fail ("stream: no update waited, or a write failed (%d)", r);
+    r = -1;
+  }
+  else
+    r = b.held == 1 && c.calls6 == 1 && c.size6 == 4;
+  pthread_mutex_destroy (&c.lock);
+  stripe_batches_destroy (&b);
+  return r;
+}
+
+/* A writer with one write in flight at a time never waits, however
+ * sequential. */
+static void
+check_lone_stream (void)
+{
+  struct stream_check c = { .release = true };
+  struct stripe_batches b;
+  struct stream_writer w;
+  unsigned i;
+
+  stripe_batches_init (&b);
+  pthread_mutex_init (&c.lock, NULL);
+  for (i = 0; i < 16; i++) {
+    w = stream_writer (&b, &c, 6 + i / 4, (24 + i) * (STREAM_STRIPE / 4),
+                       STREAM_STRIPE / 4);
+    stream_write (&w);
+  }
+  if (b.held != 0)
+    fail ("lone stream: %" PRIu64 " updates waited", b.held);
+  else
+    printf ("ok: a lone sequential writer never waits\n");
+  pthread_mutex_destroy (&c.lock);
+  stripe_batches_destroy (&b);
+}
+
+static void
+check_stream (void)
+{
+  int round, r = 0;
+
+  for (round = 0; round < 5 && r == 0; round++)
+    r = stream_round ();
+  if (r == 0)
+    fail ("stream: in 5 rounds the other writes never came within the wait");
+  else if (r == 1)
+    printf ("ok: a stream's update waited for its stripe (round %d)\n",
+            round);
 }
 
 /* ---- the engine ---- */
@@ -327,6 +508,8 @@ main (void)
 
   failed |= check_queue (false, 2, all);
   failed |= check_queue (true, 3, split);
+  check_stream ();
+  check_lone_stream ();
   if (!mkdtemp (dir)) {
     perror ("mkdtemp");
     return 1;
@@ -338,5 +521,5 @@ main (void)
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
-  return failed;
+  return failed || failures;
 }
