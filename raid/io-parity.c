@@ -529,6 +529,7 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   if (first == last && count < stripe_bytes)
     return stripe_batch_write (&a->batches, first, stripe_bytes, &piece,
                                write_batch, a);
+  stripe_batch_passing (&a->batches, stripe_bytes, &piece);
   return write_stripes (a, &piece, 1, first, last);
 }
 

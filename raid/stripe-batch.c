@@ -42,7 +42,7 @@ stripe_batches_init (struct stripe_batches *b)
   b->queued = b->streak = 0;
   b->active_bytes = 0;
   b->next_offset = 0;
-  b->joined = b->held = 0;
+  b->joined = b->held = b->held_out = 0;
 }
 
 void
@@ -54,17 +54,24 @@ stripe_batches_destroy (struct stripe_batches *b)
 }
 
 /* Note where piece lies against the write before it: a stream's writes
- * start near where the last one ended (threads reorder them a little). */
+ * start near where the last one ended (threads reorder them a little).
+ * An update held for the rest of its stripe stops waiting once the
+ * stream has left the stripe: what it did not bring came by a write
+ * across two stripes, or is not coming. */
 static void
 note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
              const struct stripe_piece *piece)
 {
   uint64_t from = b->next_offset > stripe_bytes
     ? b->next_offset - stripe_bytes : 0;
+  struct batch_stripe *st;
 
   b->streak = piece->offset >= from &&
     piece->offset < b->next_offset + stripe_bytes ? b->streak + 1 : 0;
   b->next_offset = piece->offset + piece->count;
+  for (st = b->busy; st; st = st->next)
+    if (st->holding && b->next_offset >= (st->stripe + 1) * stripe_bytes)
+      pthread_cond_signal (&st->head->cond);
 }
 
 /* The update st's head leads waits, with the lock held, for the rest
@@ -72,17 +79,20 @@ note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
  * each other, and a stripe's worth in flight, so that the rest can
  * come (a client with less in flight could not send it while this
  * waits); for as long as the stripe takes to arrive at 1 GB/s.  Writes
- * queueing behind wake it once the stripe is covered. */
+ * queueing behind wake it once the stripe is covered, and any write
+ * once the stream has gone past it. */
 static void
 hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
                  uint64_t stripe_bytes, pthread_cond_t *cond)
 {
   const uint64_t hold_ns = stripe_bytes < HOLD_MIN_NS ? HOLD_MIN_NS
     : stripe_bytes > HOLD_MAX_NS ? HOLD_MAX_NS : stripe_bytes;
+  const uint64_t end = (st->stripe + 1) * stripe_bytes;
   struct timespec until;
+  int r = 0;
 
   if (b->streak < 2 || b->active_bytes < stripe_bytes ||
-      st->bytes >= stripe_bytes)
+      st->bytes >= stripe_bytes || b->next_offset >= end)
     return;
   clock_gettime (CLOCK_MONOTONIC, &until);
   until.tv_nsec += (long) hold_ns;
@@ -90,9 +100,9 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   until.tv_nsec %= 1000000000;
   st->holding = true;
   b->held++;
-  while (st->bytes < stripe_bytes &&
-         pthread_cond_timedwait (cond, &b->lock, &until) != ETIMEDOUT)
-    ;
+  while (st->bytes < stripe_bytes && b->next_offset < end && r != ETIMEDOUT)
+    r = pthread_cond_timedwait (cond, &b->lock, &until);
+  b->held_out += r == ETIMEDOUT;
   st->holding = false;
 }
 
@@ -154,6 +164,7 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
   struct waiter *batch[STRIPE_BATCH_PIECES];
   struct stripe_piece pieces[STRIPE_BATCH_PIECES];
   struct batch_stripe *st;
+  bool first;
   unsigned n, i;
   int r, err;
 
@@ -171,6 +182,7 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
     b->busy = st;
     me.state = LEADING;
   }
+  first = me.state == LEADING;
   b->active_bytes += piece->count;
   note_stream (b, stripe_bytes, piece);
   if (st->tail)
@@ -193,8 +205,11 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
     return me.result;
   }
 
-  /* Leading: the queue's head is this write. */
-  hold_for_stripe (b, st, stripe_bytes, &me.cond);
+  /* Leading: the queue's head is this write.  Only a stripe's first
+   * write waits for the rest: one that queued behind an update takes
+   * what came meanwhile (the rest may have gone with that update). */
+  if (first)
+    hold_for_stripe (b, st, stripe_bytes, &me.cond);
   n = take_batch (st, batch);
   assert (n >= 1 && batch[0] == &me);
   b->queued -= n;
@@ -225,4 +240,13 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
   pthread_cond_destroy (&me.cond);
   errno = err;
   return r;
+}
+
+void
+stripe_batch_passing (struct stripe_batches *b, uint64_t stripe_bytes,
+                      const struct stripe_piece *piece)
+{
+  pthread_mutex_lock (&b->lock);
+  note_stream (b, stripe_bytes, piece);
+  pthread_mutex_unlock (&b->lock);
 }

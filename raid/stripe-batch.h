@@ -13,7 +13,9 @@
  * flight: then the rest of its stripe is on its way, and the update
  * waits for it (as md holds a stripe that needs reads while the queue
  * is plugged), for as long as a stripe takes to arrive at 1 GB/s (1 to
- * 20 ms).  A writer at queue depth 1, or random writes, never wait.
+ * 20 ms), or until the stream has gone past the stripe (a write that
+ * crosses into the next stripe brings the rest its own way).  A writer
+ * at queue depth 1, or random writes, never wait.
  */
 #ifndef NBDRAID_STRIPE_BATCH_H
 #define NBDRAID_STRIPE_BATCH_H
@@ -42,6 +44,7 @@ struct stripe_batches {
   unsigned streak;              /* writes in a row near where the last ended */
   uint64_t joined;              /* writes carried by another's update */
   uint64_t held;                /* updates that waited for their stripe */
+  uint64_t held_out;            /* of which waited as long as allowed */
 };
 
 /* Update stripe `stripe` with pieces[0..n-1]: no two overlap.  Returns
@@ -61,5 +64,10 @@ int stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
                         uint64_t stripe_bytes,
                         const struct stripe_piece *piece, stripe_batch_fn fn,
                         void *opaque);
+
+/* A write that updates its stripes itself (whole stripes, or across
+ * two) tells the gathering where the stream is. */
+void stripe_batch_passing (struct stripe_batches *b, uint64_t stripe_bytes,
+                           const struct stripe_piece *piece);
 
 #endif

@@ -6,8 +6,9 @@
  *
  * A stream's update of a stripe waits for the rest of it: with another
  * stripe's worth in flight, the first quarter of a stripe waits and the
- * other three ride with it; a writer with one write in flight at a
- * time never waits.
+ * other three ride with it, or a write across into the next stripe
+ * ends the wait; a write promoted to lead a queue does not wait; a
+ * writer with one write in flight at a time never waits.
  *
  * Then the engine: eight threads write disjoint pieces of the same stripes at once (a
  * barrier before each stripe makes them collide), with random lengths
@@ -163,6 +164,7 @@ check_queue (bool overlap, unsigned want_calls, const unsigned *want_sizes)
 struct stream_check {
   pthread_mutex_t lock;
   bool release;                 /* the update of stripe 5 may finish */
+  bool block6, release6;        /* the first update of stripe 6 lasts too */
   unsigned calls6, size6;       /* updates of stripe 6, the last's size */
 };
 
@@ -176,24 +178,26 @@ struct stream_writer {
 };
 
 /* Stripe 5's update stands for one in flight elsewhere: it lasts until
- * released.  Stripe 6's are counted. */
+ * released.  Stripe 6's are counted, and with block6 the first lasts
+ * until released too. */
 static int
 stream_update (void *opaque, uint64_t stripe, const struct stripe_piece *p,
                unsigned n)
 {
   struct stream_check *c = opaque;
-  bool held = stripe == 5;
+  bool held;
 
   pthread_mutex_lock (&c->lock);
   if (stripe == 6) {
     c->calls6++;
     c->size6 = n;
   }
+  held = stripe == 5 || (stripe == 6 && c->block6 && c->calls6 == 1);
   pthread_mutex_unlock (&c->lock);
   while (held) {
     usleep (1000);
     pthread_mutex_lock (&c->lock);
-    held = !c->release;
+    held = !(stripe == 5 ? c->release : c->release6);
     pthread_mutex_unlock (&c->lock);
   }
   (void) p;
@@ -231,15 +235,22 @@ stream_writer (struct stripe_batches *b, struct stream_check *c,
     .piece = { NULL, offset, count }, .go = true };
 }
 
+/* How the rest of stripe 6 comes while its first quarter waits. */
+enum rest { REST_QUEUES, REST_PASSES };
+
 /* Stripe 4 written, stripe 5 being written (a whole stripe in flight),
  * then the first quarter of stripe 6 arrives: a stream, so its update
- * waits, and the other three quarters, arriving meanwhile, ride with
- * it: one update of four writes.  1 if it did, 0 if the wait ran out
- * first (a slow machine), -1 if it did not wait or went wrong. */
+ * waits.  With REST_QUEUES the other three quarters, arriving
+ * meanwhile, ride with it: one update of four writes.  With
+ * REST_PASSES a write across stripes 6 and 7 (which updates them
+ * itself) brings the rest, and the wait ends then, not when it runs
+ * out.  1 if so, 0 if the wait ran out first (a slow machine), -1 if it
+ * did not wait or went wrong. */
 static int
-stream_round (void)
+stream_round (enum rest rest)
 {
   const uint64_t S = STREAM_STRIPE, Q = S / 4;
+  const unsigned writers = rest == REST_QUEUES ? 5 : 2;
   struct stream_check c = { .release = false };
   struct stripe_batches b;
   struct stream_writer first, w[5];
@@ -257,7 +268,7 @@ stream_round (void)
     usleep (1000);
   /* The writers of stripe 6 are ready before the first starts, so
    * that the others come at once, even under valgrind. */
-  for (i = 1; i < 5; i++) {
+  for (i = 1; i < writers; i++) {
     w[i] = stream_writer (&b, &c, 6, 6 * S + (i - 1) * Q, Q);
     w[i].go = false;
     pthread_create (&t[i], NULL, stream_write, &w[i]);
@@ -265,9 +276,11 @@ stream_round (void)
   __atomic_store_n (&w[1].go, true, __ATOMIC_RELEASE);
   for (wait = 0; counter (&b, &b.held) == 0 && wait < 20000; wait++)
     usleep (100);                       /* at most 2 s */
-  for (i = 2; i < 5; i++)
+  for (i = 2; i < writers; i++)
     __atomic_store_n (&w[i].go, true, __ATOMIC_RELEASE);
-  for (i = 1; i < 5; i++) {
+  if (rest == REST_PASSES)
+    stripe_batch_passing (&b, S, &(struct stripe_piece) { NULL, 6 * S + Q, S });
+  for (i = 1; i < writers; i++) {
     pthread_join (t[i], NULL);
     r |= w[i].r;
   }
@@ -281,7 +294,8 @@ stream_round (void)
     r = -1;
   }
   else
-    r = b.held == 1 && c.calls6 == 1 && c.size6 == 4;
+    r = b.held == 1 && b.held_out == 0 && c.calls6 == 1 &&
+      c.size6 == writers - 1;
   pthread_mutex_destroy (&c.lock);
   stripe_batches_destroy (&b);
   return r;
@@ -313,17 +327,78 @@ check_lone_stream (void)
 }
 
 static void
-check_stream (void)
+check_stream (enum rest rest)
 {
+  static const char *what[] = {
+    [REST_QUEUES] = "the rest of it queued and rode with it",
+    [REST_PASSES] = "a write across the next brought the rest",
+  };
   int round, r = 0;
 
   for (round = 0; round < 5 && r == 0; round++)
-    r = stream_round ();
+    r = stream_round (rest);
   if (r == 0)
-    fail ("stream: in 5 rounds the other writes never came within the wait");
+    fail ("stream: in 5 rounds the wait always ran out (%s)", what[rest]);
   else if (r == 1)
-    printf ("ok: a stream's update waited for its stripe (round %d)\n",
-            round);
+    printf ("ok: a stream's update waited for its stripe: %s (round %d)\n",
+            what[rest], round);
+}
+
+/* Stripe 6's first write leads at once (no stream yet) and its update
+ * lasts until released; the next two quarters queue behind it, with
+ * stripe 5's whole write in flight.  The one promoted to lead them
+ * takes them at once: waiting is for a stripe's first write, and the
+ * rest of this stripe went with the update before. */
+static void
+check_promoted (void)
+{
+  const uint64_t S = STREAM_STRIPE, Q = S / 4;
+  struct stream_check c = { .block6 = true };
+  struct stripe_batches b;
+  struct stream_writer w[4];
+  pthread_t t[4];
+  unsigned i;
+  int r = 0;
+
+  stripe_batches_init (&b);
+  pthread_mutex_init (&c.lock, NULL);
+  w[0] = stream_writer (&b, &c, 5, 5 * S, S);
+  pthread_create (&t[0], NULL, stream_write, &w[0]);
+  while (counter (&b, &b.active_bytes) < S)
+    usleep (1000);
+  for (i = 1; i < 4; i++) {
+    w[i] = stream_writer (&b, &c, 6, 6 * S + (i - 1) * Q, Q);
+    pthread_create (&t[i], NULL, stream_write, &w[i]);
+    while (i == 1 && counter (&b, &b.active_bytes) < S + Q)
+      usleep (1000);
+  }
+  for (;;) {                    /* until the two have queued */
+    pthread_mutex_lock (&b.lock);
+    i = b.queued;
+    pthread_mutex_unlock (&b.lock);
+    if (i == 2)
+      break;
+    usleep (1000);
+  }
+  pthread_mutex_lock (&c.lock);
+  c.release6 = true;
+  pthread_mutex_unlock (&c.lock);
+  for (i = 1; i < 4; i++) {
+    pthread_join (t[i], NULL);
+    r |= w[i].r;
+  }
+  pthread_mutex_lock (&c.lock);
+  c.release = true;
+  pthread_mutex_unlock (&c.lock);
+  pthread_join (t[0], NULL);
+  r |= w[0].r;
+  if (r || b.held != 0 || c.calls6 != 2 || c.size6 != 2)
+    fail ("promoted: %" PRIu64 " updates waited, stripe 6 in %u updates, "
+          "the last of %u writes (%d)", b.held, c.calls6, c.size6, r);
+  else
+    printf ("ok: a write promoted to lead takes the queue without waiting\n");
+  pthread_mutex_destroy (&c.lock);
+  stripe_batches_destroy (&b);
 }
 
 /* ---- the engine ---- */
@@ -508,7 +583,9 @@ main (void)
 
   failed |= check_queue (false, 2, all);
   failed |= check_queue (true, 3, split);
-  check_stream ();
+  check_stream (REST_QUEUES);
+  check_stream (REST_PASSES);
+  check_promoted ();
   check_lone_stream ();
   if (!mkdtemp (dir)) {
     perror ("mkdtemp");
