@@ -44,7 +44,7 @@ void hole_memo_changing (struct hole_memo *h, uint64_t off, uint64_t len);
 int hole_memo_changed (struct hole_memo *h, int r);
 
 /* What was known may no longer be (an NBD member's server came back:
- * it may be another). */
+ * it may be another); answers sought before are not kept either. */
 void hole_memo_forget (struct hole_memo *h);
 
 #endif /* NBDRAID_HOLE_MEMO_H */

@@ -3,7 +3,8 @@
  * An answer covers questions inside its range and no other; a write or
  * zero overlapping it drops it, one beside it does not; an answer
  * sought while a write was under way, or started and finished, is not
- * kept, since it may not have seen that write; forget drops it.
+ * kept, since it may not have seen that write; forget drops it, and
+ * an answer sought before it.
  */
 #include <config.h>
 
@@ -71,6 +72,14 @@ test_ranges (void)
   answer (&h, 1 << 20, 8 << 20, true);
   hole_memo_forget (&h);
   expect (&h, 1 << 20, 4096, -1, "forgotten");
+  {
+    struct hole_memo_ticket t;  /* asked before the forget, kept after */
+
+    hole_memo_recall (&h, 1 << 20, 4096, &t);
+    hole_memo_forget (&h);
+    hole_memo_keep (&h, &t, 1 << 20, 8 << 20, true);
+    expect (&h, 1 << 20, 4096, -1, "an answer sought before a forget");
+  }
 
   answer (&h, 0, 8 << 20, true);
   answer (&h, 1 << 20, 1 << 20, false);
