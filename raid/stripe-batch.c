@@ -53,11 +53,21 @@ stripe_batches_destroy (struct stripe_batches *b)
   pthread_mutex_destroy (&b->lock);
 }
 
+/* Whether the stream has left stripe st: an update held for the rest
+ * of its stripe stops waiting then, for what it did not bring came by a
+ * write across two stripes, or is not coming.  A write that ends just
+ * at the stripe's end has not left it: it is the stripe's last piece,
+ * which threads may bring before the others. */
+static bool
+stream_left (const struct stripe_batches *b, const struct batch_stripe *st,
+             uint64_t stripe_bytes)
+{
+  return b->next_offset > (st->stripe + 1) * stripe_bytes;
+}
+
 /* Note where piece lies against the write before it: a stream's writes
  * start near where the last one ended (threads reorder them a little).
- * An update held for the rest of its stripe stops waiting once the
- * stream has left the stripe: what it did not bring came by a write
- * across two stripes, or is not coming. */
+ * Wake the updates held for stripes the stream has left. */
 static void
 note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
              const struct stripe_piece *piece)
@@ -70,7 +80,7 @@ note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
     piece->offset < b->next_offset + stripe_bytes ? b->streak + 1 : 0;
   b->next_offset = piece->offset + piece->count;
   for (st = b->busy; st; st = st->next)
-    if (st->holding && b->next_offset >= (st->stripe + 1) * stripe_bytes)
+    if (st->holding && stream_left (b, st, stripe_bytes))
       pthread_cond_signal (&st->head->cond);
 }
 
@@ -87,12 +97,11 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
 {
   const uint64_t hold_ns = stripe_bytes < HOLD_MIN_NS ? HOLD_MIN_NS
     : stripe_bytes > HOLD_MAX_NS ? HOLD_MAX_NS : stripe_bytes;
-  const uint64_t end = (st->stripe + 1) * stripe_bytes;
   struct timespec until;
   int r = 0;
 
   if (b->streak < 2 || b->active_bytes < stripe_bytes ||
-      st->bytes >= stripe_bytes || b->next_offset >= end)
+      st->bytes >= stripe_bytes || stream_left (b, st, stripe_bytes))
     return;
   clock_gettime (CLOCK_MONOTONIC, &until);
   until.tv_nsec += (long) hold_ns;
@@ -100,7 +109,8 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   until.tv_nsec %= 1000000000;
   st->holding = true;
   b->held++;
-  while (st->bytes < stripe_bytes && b->next_offset < end && r != ETIMEDOUT)
+  while (st->bytes < stripe_bytes && !stream_left (b, st, stripe_bytes) &&
+         r != ETIMEDOUT)
     r = pthread_cond_timedwait (cond, &b->lock, &until);
   b->held_out += r == ETIMEDOUT;
   st->holding = false;

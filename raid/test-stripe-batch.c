@@ -227,6 +227,17 @@ counter (struct stripe_batches *b, const uint64_t *field)
   return v;
 }
 
+static unsigned
+queued (struct stripe_batches *b)
+{
+  unsigned n;
+
+  pthread_mutex_lock (&b->lock);
+  n = b->queued;
+  pthread_mutex_unlock (&b->lock);
+  return n;
+}
+
 static struct stream_writer
 stream_writer (struct stripe_batches *b, struct stream_check *c,
                uint64_t stripe, uint64_t offset, uint64_t count)
@@ -235,13 +246,36 @@ stream_writer (struct stripe_batches *b, struct stream_check *c,
     .piece = { NULL, offset, count }, .go = true };
 }
 
+/* Join stripe 6's writers t[1..n), then let stripe 5's update (t[0])
+ * finish and join it: the end of every stream round.  The writers'
+ * results, or-ed. */
+static int
+finish_stream (struct stream_check *c, pthread_t *t,
+               struct stream_writer *w, unsigned n)
+{
+  int r = 0;
+  unsigned i;
+
+  for (i = 1; i < n; i++) {
+    pthread_join (t[i], NULL);
+    r |= w[i].r;
+  }
+  pthread_mutex_lock (&c->lock);
+  c->release = true;
+  pthread_mutex_unlock (&c->lock);
+  pthread_join (t[0], NULL);
+  return r | w[0].r;
+}
+
 /* How the rest of stripe 6 comes while its first quarter waits. */
 enum rest { REST_QUEUES, REST_PASSES };
 
 /* Stripe 4 written, stripe 5 being written (a whole stripe in flight),
  * then the first quarter of stripe 6 arrives: a stream, so its update
  * waits.  With REST_QUEUES the other three quarters, arriving
- * meanwhile, ride with it: one update of four writes.  With
+ * meanwhile, ride with it: one update of four writes, though the last
+ * quarter comes first (it ends at the stripe's end: the stream has not
+ * left the stripe).  With
  * REST_PASSES a write across stripes 6 and 7 (which updates them
  * itself) brings the rest, and the wait ends then, not when it runs
  * out.  1 if so, 0 if the wait ran out first (a slow machine), -1 if it
@@ -256,7 +290,7 @@ stream_round (enum rest rest)
   struct stream_writer first, w[5];
   pthread_t t[5];
   unsigned i, wait;
-  int r = 0;
+  int r;
 
   stripe_batches_init (&b);
   pthread_mutex_init (&c.lock, NULL);
@@ -276,19 +310,16 @@ stream_round (enum rest rest)
   __atomic_store_n (&w[1].go, true, __ATOMIC_RELEASE);
   for (wait = 0; counter (&b, &b.held) == 0 && wait < 20000; wait++)
     usleep (100);                       /* at most 2 s */
-  for (i = 2; i < writers; i++)
+  if (rest == REST_QUEUES) {
+    __atomic_store_n (&w[writers - 1].go, true, __ATOMIC_RELEASE);
+    for (wait = 0; queued (&b) < 2 && wait < 20000; wait++)
+      usleep (100);                     /* at most 2 s */
+  }
+  for (i = 2; i < writers - 1; i++)
     __atomic_store_n (&w[i].go, true, __ATOMIC_RELEASE);
   if (rest == REST_PASSES)
     stripe_batch_passing (&b, S, &(struct stripe_piece) { NULL, 6 * S + Q, S });
-  for (i = 1; i < writers; i++) {
-    pthread_join (t[i], NULL);
-    r |= w[i].r;
-  }
-  pthread_mutex_lock (&c.lock);
-  c.release = true;
-  pthread_mutex_unlock (&c.lock);
-  pthread_join (t[0], NULL);
-  r |= w[0].r | first.r;
+  r = finish_stream (&c, t, w, writers) | first.r;
   if (r || b.held == 0) {
     fail ("stream: no update waited, or a write failed (%d)", r);
     r = -1;
@@ -358,7 +389,7 @@ check_promoted (void)
   struct stream_writer w[4];
   pthread_t t[4];
   unsigned i;
-  int r = 0;
+  int r;
 
   stripe_batches_init (&b);
   pthread_mutex_init (&c.lock, NULL);
@@ -372,26 +403,12 @@ check_promoted (void)
     while (i == 1 && counter (&b, &b.active_bytes) < S + Q)
       usleep (1000);
   }
-  for (;;) {                    /* until the two have queued */
-    pthread_mutex_lock (&b.lock);
-    i = b.queued;
-    pthread_mutex_unlock (&b.lock);
-    if (i == 2)
-      break;
+  while (queued (&b) != 2)      /* until the two have queued */
     usleep (1000);
-  }
   pthread_mutex_lock (&c.lock);
   c.release6 = true;
   pthread_mutex_unlock (&c.lock);
-  for (i = 1; i < 4; i++) {
-    pthread_join (t[i], NULL);
-    r |= w[i].r;
-  }
-  pthread_mutex_lock (&c.lock);
-  c.release = true;
-  pthread_mutex_unlock (&c.lock);
-  pthread_join (t[0], NULL);
-  r |= w[0].r;
+  r = finish_stream (&c, t, w, 4);
   if (r || b.held != 0 || c.calls6 != 2 || c.size6 != 2)
     fail ("promoted: %" PRIu64 " updates waited, stripe 6 in %u updates, "
           "the last of %u writes (%d)", b.held, c.calls6, c.size6, r);
