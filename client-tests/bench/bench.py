@@ -41,8 +41,8 @@ def parse_args():
     p.add_argument("--runtime", type=int,
                    help="seconds per run of a job (default 3, --quick 1)")
     p.add_argument("--rounds", type=int,
-                   help="rounds of nbdraid, ceiling, ceiling, nbdraid per"
-                   " job (default 3, --quick 1)")
+                   help="rounds of nbdraid, ceiling, btrfs, ceiling, nbdraid"
+                   " per job (default 3, --quick 1)")
     return p.parse_args()
 
 
@@ -107,11 +107,14 @@ def header(args, ctx, scratch, started, load_before, elapsed, btrfs_why):
         "the array's size) and on the kernel peer (btrfs with the same "
         "profile on loop devices, one big file served by `nbdkit file "
         "cache=none`), on the same filesystem, in the same session; "
-        f"nbdraid and the ceiling take turns on each job, {ctx.rounds} "
+        f"{'nbdraid and the ceiling' if btrfs_why else 'the three'} take "
+        f"turns on each job, {ctx.rounds} "
         f"round{'s' if ctx.rounds > 1 else ''} of nbdraid, ceiling, "
-        f"ceiling, nbdraid, {ctx.runtime_s} s a run; each side's figure "
-        "is the median of its runs, and the note gives the range of the "
-        "rounds' ratios (this VM's speed jumps from run to run).  "
+        f"{'' if btrfs_why else 'btrfs, '}ceiling, nbdraid, "
+        f"{ctx.runtime_s} s a run; each side's "
+        "figure is the median of its runs, and the note gives the range "
+        "of the rounds' ratios to the ceiling (this VM's speed jumps from "
+        "run to run).  "
         "`x peer` is nbdraid / peer: above 1 nbdraid is faster, except "
         "for latency (us) and memory (KiB), where below 1 is better.", "",
         ""])

@@ -1,15 +1,15 @@
 """Run jobs on an nbdraid array and the same jobs on both peers, and
 turn the figures into rows.
 
-nbdraid and the transport ceiling take turns on each job, in rounds of
-nbdraid, ceiling, ceiling, nbdraid; each side's figure is the median of
-its runs.  This VM's memory bandwidth drifts from minute to minute and
-jumps from run to run: measuring one side minutes after the other moved
-single ratios by 15%, and one round of the same job gave ratios from
-0.8 to 1.2.  The rows say how far the rounds' ratios spread.  The kernel
-peer's figures are cached for the session: a btrfs of the same shape
-running the same job is measured once (the chunk sweep's six arrays
-share one btrfs raid6).  A peer that cannot be
+nbdraid, the transport ceiling and the kernel peer take turns on each
+job, in rounds of nbdraid, ceiling, btrfs, ceiling, nbdraid; each
+side's figure is the median of its runs.  This VM's memory bandwidth
+drifts from minute to minute and jumps from run to run: measuring one
+side minutes after the other moved single ratios by 15%, once by half
+(btrfs raid6 measured once for the session, nbdraid minutes later
+while the VM ran at half speed), and one round of the same job gave
+ratios from 0.8 to 1.2.  The rows say how far the rounds' ratios to
+the ceiling spread.  A peer that cannot be
 set up gives a note in its rows instead of stopping the run; nbdraid
 failing stops its section, since nbdraid is what is measured.
 """
@@ -87,32 +87,33 @@ def nbdraid_jobs(ctx, array, jobs, region):
     return {job: ctx.fio(job, array.uri, region, "nbdraid") for job in jobs}
 
 
-def interleaved_jobs(ctx, array, jobs, region):
-    """({job: nbdraid's result}, {job: the ceiling's}, {job: spread}),
-    measured in rounds of nbdraid, ceiling, ceiling, nbdraid (a drift
-    that is linear over a round cancels out of its ratio); each side
-    the median of its runs, the spread the range of the rounds' ratios
-    of the job's first figure."""
-    with cleanup.Scope() as scope:
-        d = ctx.scratch(scope, "ceiling")
-        ceiling = peers.Ceiling(scope, d, array.array_bytes())
-        ctx.prefill(array.uri, region)
-        ctx.prefill(ceiling.uri, region)
-        mine, theirs, spread = {}, {}, {}
-        for job in jobs:
-            a, b, ratios = [], [], []
-            for _ in range(ctx.rounds):
-                runs = [ctx.fio(job, uri, region, tag) for uri, tag in (
-                    (array.uri, "nbdraid"), (ceiling.uri, "ceiling"),
-                    (ceiling.uri, "ceiling"), (array.uri, "nbdraid"))]
-                a += [runs[0], runs[3]]
-                b += [runs[1], runs[2]]
-                ratios.append(_first(fio.median(runs[0::3]), job) /
-                              _first(fio.median(runs[1:3]), job))
-            mine[job], theirs[job] = fio.median(a), fio.median(b)
-            if ctx.rounds > 1:
-                spread[job] = f"{min(ratios):.2f}-{max(ratios):.2f}"
-    return mine, theirs, spread
+def _rounds(ctx, job, region, array, ceiling, kernel):
+    """(nbdraid's result, the ceiling's, the kernel peer's or why not,
+    spread) of JOB, measured in rounds of nbdraid, ceiling, btrfs,
+    ceiling, nbdraid: a drift that is linear over a round cancels out
+    of both ratios (btrfs runs once a round, at its centre, to keep the
+    benchmark's length).  Each side is the median of its runs, the
+    spread the range of the rounds' ratios to the ceiling of the job's
+    first figure."""
+    a, b, k, ratios = [], [], [], []
+    for _ in range(ctx.rounds):
+        runs = [ctx.fio(job, array.uri, region, "nbdraid"),
+                ctx.fio(job, ceiling.uri, region, "ceiling")]
+        if not isinstance(kernel, str):
+            try:
+                k.append(ctx.fio(job, kernel.uri, region, "btrfs"))
+            except (command.CommandFailed, RuntimeError) as e:
+                kernel = peer_failed(ctx, "btrfs", e)
+        runs += [ctx.fio(job, ceiling.uri, region, "ceiling"),
+                 ctx.fio(job, array.uri, region, "nbdraid")]
+        a += runs[0::3]
+        b += runs[1:3]
+        ratios.append(_first(fio.median(runs[0::3]), job) /
+                      _first(fio.median(runs[1:3]), job))
+    spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ctx.rounds > 1 else ""
+    if not isinstance(kernel, str):
+        kernel = fio.median(k)
+    return fio.median(a), fio.median(b), kernel, spread
 
 
 def _first(result, job):
@@ -127,16 +128,6 @@ def ceiling_jobs(ctx, spec, array_bytes, jobs, region):
            spec.member_bytes, region)
     return _cached(ctx, key, jobs, region, lambda scope, d: peers.Ceiling(
         scope, d, array_bytes))
-
-
-def kernel_jobs(ctx, spec, array_bytes, jobs, region):
-    if ctx.btrfs_why:
-        return {job: ctx.btrfs_why for job in jobs}
-    key = ("btrfs", spec.btrfs_profile, spec.members, spec.member_bytes,
-           region)
-    return _cached(ctx, key, jobs, region, lambda scope, d: peers.Btrfs(
-        scope, d, spec.btrfs_profile, spec.members, spec.member_bytes,
-        array_bytes))
 
 
 def _cached(ctx, key, jobs, region, make_peer):
@@ -167,14 +158,33 @@ def peer_failed(ctx, name, error):
 
 
 def compare(ctx, section, case, spec, array, jobs, region, note=""):
-    """Run JOBS on the served ARRAY and the ceiling in turns, then on
-    the kernel peer; add the rows.  The array is stopped before btrfs
-    runs, so btrfs does not share the CPU with an idle nbdraid."""
+    """Run JOBS on the served ARRAY, the ceiling and the kernel peer in
+    turns; add the rows."""
     array_bytes = array.array_bytes()
-    mine, ceiling, spread = interleaved_jobs(ctx, array, jobs, region)
-    array.stop()
-    kernel = kernel_jobs(ctx, spec, array_bytes, jobs, region)
-    for job in jobs:
-        add_rows(ctx, section, case, job, mine[job], ceiling[job],
-                 kernel[job], note, spread.get(job, ""))
-    return mine
+    with cleanup.Scope() as scope:
+        ceiling = peers.Ceiling(scope, ctx.scratch(scope, "ceiling"),
+                                array_bytes)
+        kernel = _kernel_peer(ctx, scope, spec, array_bytes, region)
+        ctx.prefill(array.uri, region)
+        ctx.prefill(ceiling.uri, region)
+        for job in jobs:
+            mine, theirs, kernel_result, spread = _rounds(
+                ctx, job, region, array, ceiling, kernel)
+            if isinstance(kernel_result, str):
+                kernel = kernel_result
+            add_rows(ctx, section, case, job, mine, theirs, kernel_result,
+                     note, spread)
+
+
+def _kernel_peer(ctx, scope, spec, array_bytes, region):
+    """btrfs of SPEC's profile and shape, prefilled, or why not."""
+    if ctx.btrfs_why:
+        return ctx.btrfs_why
+    try:
+        peer = peers.Btrfs(scope, ctx.scratch(scope, "btrfs"),
+                           spec.btrfs_profile, spec.members,
+                           spec.member_bytes, array_bytes)
+        ctx.prefill(peer.uri, region)
+        return peer
+    except (command.CommandFailed, RuntimeError) as e:
+        return peer_failed(ctx, "btrfs", e)

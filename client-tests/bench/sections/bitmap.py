@@ -21,5 +21,5 @@ def run(ctx):
             array.start()
             measure.compare(ctx, "bitmap", case, spec, array, JOBS, region)
     return (f"over {shapes.mib(region)}; the bitmap is mdadm's default "
-            "chunk; btrfs has no bitmap, so one measurement of it stands "
-            "beside both rows.")
+            "chunk; btrfs has no bitmap: its figures beside both rows are "
+            "the same btrfs raid6, measured in each row's rounds.")

@@ -23,6 +23,6 @@ def run(ctx):
             measure.compare(ctx, "sweep", f"chunk {chunk}", spec, array,
                             JOBS, region)
     return (f"RAID6, 16 members of {shapes.mib(member_bytes)}, over "
-            f"{shapes.mib(region)}; btrfs has no chunk size, so one "
-            "measurement of it stands beside every row; the ceiling is "
-            "measured with each (plot: sweep.png).")
+            f"{shapes.mib(region)}; btrfs has no chunk size: its figures "
+            "beside every row are the same btrfs raid6, measured in each "
+            "row's rounds (plot: sweep.png).")
