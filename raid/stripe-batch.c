@@ -65,6 +65,15 @@ stream_left (const struct stripe_batches *b, const struct batch_stripe *st,
   return b->next_offset > (st->stripe + 1) * stripe_bytes;
 }
 
+/* Whether the update held for stripe st still has something to wait
+ * for: the stripe is not covered, and the stream has not left it. */
+static bool
+rest_to_come (const struct stripe_batches *b, const struct batch_stripe *st,
+              uint64_t stripe_bytes)
+{
+  return st->bytes < stripe_bytes && !stream_left (b, st, stripe_bytes);
+}
+
 /* Note where piece lies against the write before it: a stream's writes
  * start near where the last one ended (threads reorder them a little).
  * Wake the updates held for stripes the stream has left. */
@@ -101,7 +110,7 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   int r = 0;
 
   if (b->streak < 2 || b->active_bytes < stripe_bytes ||
-      st->bytes >= stripe_bytes || stream_left (b, st, stripe_bytes))
+      !rest_to_come (b, st, stripe_bytes))
     return;
   clock_gettime (CLOCK_MONOTONIC, &until);
   until.tv_nsec += (long) hold_ns;
@@ -109,8 +118,7 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   until.tv_nsec %= 1000000000;
   st->holding = true;
   b->held++;
-  while (st->bytes < stripe_bytes && !stream_left (b, st, stripe_bytes) &&
-         r != ETIMEDOUT)
+  while (rest_to_come (b, st, stripe_bytes) && r != ETIMEDOUT)
     r = pthread_cond_timedwait (cond, &b->lock, &until);
   b->held_out += r == ETIMEDOUT;
   st->holding = false;
