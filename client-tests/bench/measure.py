@@ -8,8 +8,9 @@ drifts from minute to minute and jumps from run to run: measuring one
 side minutes after the other moved single ratios by 15%, once by half
 (btrfs raid6 measured once for the session, nbdraid minutes later
 while the VM ran at half speed), and one round of the same job gave
-ratios from 0.8 to 1.2.  The rows say how far the rounds' ratios to
-the ceiling spread.  A peer that cannot be
+ratios from 0.8 to 1.2.  Cases read against each other (the chunk
+sweep's arrays) take their turns in the same rounds.  The rows say how
+far the rounds' ratios to the ceiling spread.  A peer that cannot be
 set up gives a note in its rows instead of stopping the run; nbdraid
 failing stops its section, since nbdraid is what is measured.
 """
@@ -87,33 +88,45 @@ def nbdraid_jobs(ctx, array, jobs, region):
     return {job: ctx.fio(job, array.uri, region, "nbdraid") for job in jobs}
 
 
-def _rounds(ctx, job, region, array, ceiling, kernel):
-    """(nbdraid's result, the ceiling's, the kernel peer's or why not,
-    spread) of JOB, measured in rounds of nbdraid, ceiling, btrfs,
-    ceiling, nbdraid: a drift that is linear over a round cancels out
-    of both ratios (btrfs runs once a round, at its centre, to keep the
-    benchmark's length).  Each side is the median of its runs, the
-    spread the range of the rounds' ratios to the ceiling of the job's
-    first figure."""
-    a, b, k, ratios = [], [], [], []
-    for _ in range(ctx.rounds):
-        runs = [ctx.fio(job, array.uri, region, "nbdraid"),
-                ctx.fio(job, ceiling.uri, region, "ceiling")]
+@dataclass
+class _Turns:
+    """One case's runs of one job, round by round."""
+    mine: list = field(default_factory=list)
+    ceiling: list = field(default_factory=list)
+    kernel: list = field(default_factory=list)
+    ratios: list = field(default_factory=list)   # nbdraid / ceiling
+
+    def summary(self, job, kernel):
+        """(nbdraid's result, the ceiling's, the kernel peer's or why
+        not, spread): each side the median of its runs, the spread the
+        range of the rounds' ratios to the ceiling of the job's first
+        figure."""
+        spread = (f"{min(self.ratios):.2f}-{max(self.ratios):.2f}"
+                  if len(self.ratios) > 1 else "")
         if not isinstance(kernel, str):
-            try:
-                k.append(ctx.fio(job, kernel.uri, region, "btrfs"))
-            except (command.CommandFailed, RuntimeError) as e:
-                kernel = peer_failed(ctx, "btrfs", e)
-        runs += [ctx.fio(job, ceiling.uri, region, "ceiling"),
-                 ctx.fio(job, array.uri, region, "nbdraid")]
-        a += runs[0::3]
-        b += runs[1:3]
-        ratios.append(_first(fio.median(runs[0::3]), job) /
-                      _first(fio.median(runs[1:3]), job))
-    spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ctx.rounds > 1 else ""
+            kernel = fio.median(self.kernel)
+        return fio.median(self.mine), fio.median(self.ceiling), kernel, spread
+
+
+def _round(ctx, job, region, array, ceiling, kernel, turns):
+    """One round of JOB into TURNS: nbdraid, ceiling, btrfs, ceiling,
+    nbdraid, so that a drift that is linear over the round cancels out
+    of both ratios (btrfs runs once, at the centre, to keep the
+    benchmark's length).  Returns KERNEL, or why it failed."""
+    runs = [ctx.fio(job, array.uri, region, "nbdraid"),
+            ctx.fio(job, ceiling.uri, region, "ceiling")]
     if not isinstance(kernel, str):
-        kernel = fio.median(k)
-    return fio.median(a), fio.median(b), kernel, spread
+        try:
+            turns.kernel.append(ctx.fio(job, kernel.uri, region, "btrfs"))
+        except (command.CommandFailed, RuntimeError) as e:
+            kernel = peer_failed(ctx, "btrfs", e)
+    runs += [ctx.fio(job, ceiling.uri, region, "ceiling"),
+             ctx.fio(job, array.uri, region, "nbdraid")]
+    turns.mine += runs[0::3]
+    turns.ceiling += runs[1:3]
+    turns.ratios.append(_first(fio.median(runs[0::3]), job) /
+                        _first(fio.median(runs[1:3]), job))
+    return kernel
 
 
 def _first(result, job):
@@ -157,23 +170,34 @@ def peer_failed(ctx, name, error):
     return f"{name} failed: {error}"
 
 
-def compare(ctx, section, case, spec, array, jobs, region, note=""):
-    """Run JOBS on the served ARRAY, the ceiling and the kernel peer in
-    turns; add the rows."""
-    array_bytes = array.array_bytes()
+def compare(ctx, section, cases, spec, jobs, region, note=""):
+    """Run JOBS on the served arrays of CASES, (case, array) pairs of
+    SPEC's shape, on the ceiling and on the kernel peer in turns; add
+    the rows.  Each round takes every case, in the order opposite to
+    the round before's: cases read against each other (the chunk
+    sweep's largest chunk against its best) come from the same
+    minutes, not from minutes apart."""
+    array_bytes = min(array.array_bytes() for _, array in cases)
     with cleanup.Scope() as scope:
         ceiling = peers.Ceiling(scope, ctx.scratch(scope, "ceiling"),
                                 array_bytes)
         kernel = _kernel_peer(ctx, scope, spec, array_bytes, region)
-        ctx.prefill(array.uri, region)
+        for _, array in cases:
+            ctx.prefill(array.uri, region)
         ctx.prefill(ceiling.uri, region)
         for job in jobs:
-            mine, theirs, kernel_result, spread = _rounds(
-                ctx, job, region, array, ceiling, kernel)
-            if isinstance(kernel_result, str):
-                kernel = kernel_result
-            add_rows(ctx, section, case, job, mine, theirs, kernel_result,
-                     note, spread)
+            turns = {case: _Turns() for case, _ in cases}
+            order = list(cases)
+            for _ in range(ctx.rounds):
+                for case, array in order:
+                    kernel = _round(ctx, job, region, array, ceiling,
+                                    kernel, turns[case])
+                order.reverse()
+            for case, _ in cases:
+                mine, theirs, kernel_result, spread = \
+                    turns[case].summary(job, kernel)
+                add_rows(ctx, section, case, job, mine, theirs,
+                         kernel_result, note, spread)
 
 
 def _kernel_peer(ctx, scope, spec, array_bytes, region):

@@ -18,8 +18,8 @@ def run(ctx):
             d = ctx.scratch(scope, f"raid{level}")
             array = arrays.Array(scope, d, "a", spec)
             array.start()
-            measure.compare(ctx, "levels", spec.label, spec, array, JOBS,
-                            region)
+            measure.compare(ctx, "levels", [(spec.label, array)], spec,
+                            JOBS, region)
     return (f"6 members each, jobs over the first {shapes.mib(region)} of "
             "the export; btrfs uses the same profile for data and metadata "
             "(its raid1 keeps two copies, nbdraid's RAID1 six).")

@@ -29,8 +29,8 @@ def run(ctx):
             d = ctx.scratch(scope, spec.label.split()[0].lower())
             array = arrays.Array(scope, d, "a", spec)
             array.start()
-            measure.compare(ctx, "nested", spec.label, spec, array, jobs,
-                            region)
+            measure.compare(ctx, "nested", [(spec.label, array)], spec,
+                            jobs, region)
         if fio.READERS_1 in jobs:
             readers.add_scaling_row(ctx, "nested", spec.label)
     for other in specs[1:]:

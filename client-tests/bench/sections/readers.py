@@ -19,8 +19,8 @@ def run(ctx):
         d = ctx.scratch(scope, "readers")
         array = arrays.Array(scope, d, "a", spec)
         array.start()
-        measure.compare(ctx, "readers", spec.label, spec, array, JOBS,
-                        region)
+        measure.compare(ctx, "readers", [(spec.label, array)], spec,
+                        JOBS, region)
     add_scaling_row(ctx, "readers", spec.label)
     return (f"{spec.label}, over {shapes.mib(region)}; the last row is "
             "12 readers' MB/s over 1 reader's, for nbdraid and each peer.")
