@@ -29,6 +29,7 @@ struct batch_stripe {
   struct waiter *head, *tail;   /* queued, oldest first */
   uint64_t bytes;               /* of the writes queued */
   bool holding;                 /* the head waits for the stripe to fill */
+  bool left;                    /* the stream has left it meanwhile */
   struct batch_stripe *next;
 };
 
@@ -53,25 +54,28 @@ stripe_batches_destroy (struct stripe_batches *b)
   pthread_mutex_destroy (&b->lock);
 }
 
-/* Whether the stream has left stripe st: an update held for the rest
- * of its stripe stops waiting then, for what it did not bring came by a
- * write across two stripes, or is not coming.  A write that ends just
- * at the stripe's end has not left it: it is the stripe's last piece,
- * which threads may bring before the others. */
+/* Whether piece takes the stream out of stripe st: across its end,
+ * bringing the rest of the stripe by itself, or into the stripe after
+ * next, past the rest.  A write of the next stripe alone does not:
+ * threads bring a stripe's last piece after the next one's first at
+ * times. */
 static bool
-stream_left (const struct stripe_batches *b, const struct batch_stripe *st,
-             uint64_t stripe_bytes)
+leaves (const struct stripe_piece *piece, const struct batch_stripe *st,
+        uint64_t stripe_bytes)
 {
-  return b->next_offset > (st->stripe + 1) * stripe_bytes;
+  const uint64_t end = (st->stripe + 1) * stripe_bytes;
+  const uint64_t piece_end = piece->offset + piece->count;
+
+  return piece_end > end &&
+    (piece->offset < end || piece_end > end + stripe_bytes);
 }
 
 /* Whether the update held for stripe st still has something to wait
  * for: the stripe is not covered, and the stream has not left it. */
 static bool
-rest_to_come (const struct stripe_batches *b, const struct batch_stripe *st,
-              uint64_t stripe_bytes)
+rest_to_come (const struct batch_stripe *st, uint64_t stripe_bytes)
 {
-  return st->bytes < stripe_bytes && !stream_left (b, st, stripe_bytes);
+  return st->bytes < stripe_bytes && !st->left;
 }
 
 /* Note where piece lies against the write before it: a stream's writes
@@ -89,8 +93,10 @@ note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
     piece->offset < b->next_offset + stripe_bytes ? b->streak + 1 : 0;
   b->next_offset = piece->offset + piece->count;
   for (st = b->busy; st; st = st->next)
-    if (st->holding && stream_left (b, st, stripe_bytes))
+    if (st->holding && leaves (piece, st, stripe_bytes)) {
+      st->left = true;
       pthread_cond_signal (&st->head->cond);
+    }
 }
 
 /* The update st's head leads waits, with the lock held, for the rest
@@ -110,7 +116,7 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   int r = 0;
 
   if (b->streak < 2 || b->active_bytes < stripe_bytes ||
-      !rest_to_come (b, st, stripe_bytes))
+      !rest_to_come (st, stripe_bytes))
     return;
   clock_gettime (CLOCK_MONOTONIC, &until);
   until.tv_nsec += (long) hold_ns;
@@ -118,7 +124,7 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   until.tv_nsec %= 1000000000;
   st->holding = true;
   b->held++;
-  while (rest_to_come (b, st, stripe_bytes) && r != ETIMEDOUT)
+  while (rest_to_come (st, stripe_bytes) && r != ETIMEDOUT)
     r = pthread_cond_timedwait (cond, &b->lock, &until);
   b->held_out += r == ETIMEDOUT;
   st->holding = false;
