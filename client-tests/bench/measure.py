@@ -96,7 +96,7 @@ class _Turns:
     kernel: list = field(default_factory=list)
     ratios: list = field(default_factory=list)   # nbdraid / ceiling
 
-    def summary(self, job, kernel):
+    def summary(self, kernel):
         """(nbdraid's result, the ceiling's, the kernel peer's or why
         not, spread): each side the median of its runs, the spread the
         range of the rounds' ratios to the ceiling of the job's first
@@ -194,8 +194,8 @@ def compare(ctx, section, cases, spec, jobs, region, note=""):
                                     kernel, turns[case])
                 order.reverse()
             for case, _ in cases:
-                mine, theirs, kernel_result, spread = \
-                    turns[case].summary(job, kernel)
+                mine, theirs, kernel_result, spread = turns[case].summary(
+                    kernel)
                 add_rows(ctx, section, case, job, mine, theirs,
                          kernel_result, note, spread)
 
