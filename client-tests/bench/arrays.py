@@ -1,6 +1,6 @@
 """nbdraid arrays for the benchmark: a spec, its config file, its member
 files, `nbdraid create`, the server, and the control verbs a section
-needs (status, fail, add, speed-limit)."""
+needs (status, fail, remove, add, speed-limit)."""
 import json
 import os
 import time
@@ -131,6 +131,16 @@ class Array:
         if group is not None:
             argv += ["--array", group]
         command.run(argv)
+
+    def device(self, role):
+        """The path of the device serving ROLE."""
+        for dev in self.status()["devices"]:
+            if dev["role"] == role:
+                return dev["path"]
+        raise RuntimeError(f"{self.conf}: no device serves role {role}")
+
+    def remove(self, path):
+        command.run([paths.NBDRAID, "remove", self.conf, path])
 
     def add(self, path):
         command.run([paths.NBDRAID, "add", self.conf, path])

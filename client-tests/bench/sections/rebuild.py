@@ -7,11 +7,16 @@ with every block written; then a check (md's scrub) of the written
 array, timed from `nbdraid check` until `nbdraid wait` returns; and
 the initial resync of a new array over members full of written blocks,
 held back by its config's speed-max until the server runs, timed from
-lifting that limit until `nbdraid wait` returns.
+lifting that limit until `nbdraid wait` returns.  The idle rebuild
+runs once a round, between two runs of fio writing a member file, so
+that its ratio compares the same minutes (this VM's speed swings
+threefold within a minute); each round fails another role, and the
+device that left is removed and deleted.
 speed-min is lifted for both: md's throttle would otherwise hold the
 rebuild at 10 MB/s under load, and for the first second after the
 prefill too, hiding what the engine can do.  Ceiling: fio writing one
-member file directly (for the check and the resync, reading one).
+member file directly, the median of its runs beside the idle rebuilds
+(for the check and the resync, reading one).
 Spares and the ceiling's file are written once before they are timed,
 as a disk's blocks exist before a rebuild: on a VM that hands freed
 memory back to its host, the first touch of a tmpfs page costs a host
@@ -21,6 +26,7 @@ are 1 GiB, so a rebuild takes long enough to time.  Kernel:
 bytes btrfs had allocated on it (btrfs copies only those; nbdraid
 rebuilds the whole member)."""
 import os
+import statistics
 import time
 
 import arrays
@@ -48,13 +54,14 @@ def run(ctx):
     mine = nbdraid_rebuilds(ctx, spec)
     resync = nbdraid_resync(ctx, spec)
     kernel = kernel_rebuild(ctx, spec, mine["array_bytes"] // 2)
-    ceiling = member_file(ctx, spec, fio.write_file)
+    ceiling = mine["member_write"]
     read_ceiling = member_file(ctx, spec, fio.read_file)
     case = f"{spec.label} 1 failed"
     ctx.rows.append(Row("rebuild", case, "rebuild, idle", "rebuild rate",
                         "MB/s", mine["idle"], ceiling,
                         None if isinstance(kernel, str) else kernel,
-                        note=kernel if isinstance(kernel, str) else ""))
+                        note=kernel if isinstance(kernel, str) else "",
+                        spread=mine["idle_spread"]))
     ctx.rows.append(Row("rebuild", case, "rebuild, idle, all written",
                         "rebuild rate", "MB/s", mine["full"], ceiling,
                         note="every block of the array written first"))
@@ -73,7 +80,8 @@ def run(ctx):
     return (f"{spec.label}, half the array written first (all of it for "
             "the all-written row); rebuild rate = "
             "member bytes rebuilt per second; the ceiling is fio writing "
-            "one member file directly (check rate: bytes of each member "
+            "one member file directly, the median of its runs before and "
+            f"after each of the {ctx.rounds} idle rebuilds (check rate: bytes of each member "
             "checked or resynced per second, against fio reading one member "
             "file).  "
             "The last rows are the client load "
@@ -90,17 +98,15 @@ def nbdraid_rebuilds(ctx, spec):
         ctx.prefill(array.uri, out["array_bytes"] // 2 >> 20 << 20)
         member_bytes = array.status()["member_bytes"]
         array.speed_limit(1000000, 0)
-        array.fail(spec.members - 1)
-        array.add(spare(d, 0, spec))
-        out["idle"] = member_bytes / array.wait_rebuilt(TIMEOUT_S) / 1e6
+        out.update(idle_rebuilds(ctx, array, d, spec, member_bytes))
         array.fail(spec.members - 2)
         load, load_json = start_load(ctx, scope, d, array.uri)
-        array.add(spare(d, 1, spec))
+        array.add(spare(d, "loaded", spec))
         out["loaded"] = member_bytes / array.wait_rebuilt(TIMEOUT_S) / 1e6
         out["client"] = fio.stop_background(load, LOAD, load_json)
         ctx.prefill(array.uri, out["array_bytes"] >> 20 << 20)
         array.fail(spec.members - 3)
-        array.add(spare(d, 2, spec))
+        array.add(spare(d, "full", spec))
         out["full"] = member_bytes / array.wait_rebuilt(TIMEOUT_S) / 1e6
         array.check()
         out["check"] = member_bytes / array.wait_rebuilt(TIMEOUT_S) / 1e6
@@ -125,8 +131,37 @@ def nbdraid_resync(ctx, spec):
         return status["member_bytes"] / took / 1e6
 
 
-def spare(d, i, spec):
-    path = os.path.join(d, f"s{i}.img")
+def idle_rebuilds(ctx, array, d, spec, member_bytes):
+    """ctx.rounds idle rebuilds, each between two runs of fio writing a
+    member file: {"idle": rebuild MB/s, "member_write": fio's MB/s,
+    each the median of its runs, "idle_spread": the range of the
+    rounds' ratios}.  Round r fails role r from the last: the device
+    that left is removed and deleted, so the array's files stay as
+    many as its roles."""
+    path = os.path.join(d, "m.img")
+    arrays.written(path, spec.member_bytes)
+    fio_json = os.path.join(d, "member-write.json")
+    writes = [fio.write_file(path, spec.member_bytes, fio_json).mb_per_s]
+    rebuilds, ratios = [], []
+    for r in range(ctx.rounds):
+        role = spec.members - 1 - r % spec.members
+        gone = array.device(role)
+        array.fail(role)
+        array.remove(gone)
+        os.unlink(gone)
+        array.add(spare(d, f"idle{r}", spec))
+        rebuilds.append(member_bytes / array.wait_rebuilt(TIMEOUT_S) / 1e6)
+        writes.append(fio.write_file(path, spec.member_bytes,
+                                     fio_json).mb_per_s)
+        ratios.append(rebuilds[-1] / statistics.mean(writes[-2:]))
+    spread = (f"{min(ratios):.2f}-{max(ratios):.2f}" if len(ratios) > 1
+              else "")
+    return {"idle": statistics.median(rebuilds),
+            "member_write": statistics.median(writes), "idle_spread": spread}
+
+
+def spare(d, name, spec):
+    path = os.path.join(d, f"spare-{name}.img")
     arrays.written(path, spec.member_bytes)
     return path
 
