@@ -165,9 +165,33 @@ raid_admin_fail (struct raid_array *a, const char *member, bool force,
   return 0;
 }
 
+/* A device that left the array stays open until the array closes: a
+ * thread that read the slot before the quiesce may still hold it.  The
+ * list grows, as a long-running server sees devices come and go
+ * without end (an NBD member that flaps and is re-added each time).
+ * Without memory for a longer list the device is left open, unlisted. */
+static void
+retire (struct raid_array *a, struct member *io)
+{
+  struct member **grown;
+  unsigned cap;
+
+  if (!io)
+    return;
+  if (a->nretired == a->retired_cap) {
+    cap = a->retired_cap ? 2 * a->retired_cap : 2 * RAID_MAX_MEMBERS;
+    grown = realloc (a->retired, cap * sizeof *grown);
+    if (!grown)
+      return;
+    a->retired = grown;
+    a->retired_cap = cap;
+  }
+  a->retired[a->nretired++] = io;
+}
+
 int
-raid_admin_remove (struct raid_array *a, const char *member, char *err,
-                   size_t errlen)
+raid_admin_remove (struct raid_array *a, const char *member, char *removed,
+                   size_t removedlen, char *err, size_t errlen)
 {
   int i = find_device (a, member);
   struct raid_slot *s;
@@ -187,10 +211,10 @@ raid_admin_remove (struct raid_array *a, const char *member, char *err,
                    "fail it first", s->path);
   if (i < (int) a->geo.members && !s->io)
     return refuse (err, errlen, "member %d has no device to remove", i);
+  snprintf (removed, removedlen, "%s", s->path);
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
-  if (s->io)
-    a->retired[a->nretired++] = s->io;
+  retire (a, s->io);
   s->io = NULL;
   if (i < (int) a->geo.members) {
     s->state = SLOT_MISSING;
@@ -423,12 +447,10 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
   partial = a->bitmap.present && sb->events >= a->bitmap.events_cleared;
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
-  if (slot->io)
-    a->retired[a->nretired++] = slot->io;
+  retire (a, slot->io);
   for (j = 0; j < a->nspares; j++)
     if (a->spares[j].path && strcmp (a->spares[j].path, path) == 0) {
-      if (a->spares[j].io)
-        a->retired[a->nretired++] = a->spares[j].io;
+      retire (a, a->spares[j].io);
       free (a->spares[j].path);
       free (a->spares[j].controller);
       memmove (&a->spares[j], &a->spares[j + 1],

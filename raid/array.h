@@ -122,7 +122,7 @@ struct raid_array {
   struct raid_slot *spares;     /* devices outside the roles */
   unsigned nspares;
   struct member **retired;      /* replaced devices, closed at the end */
-  unsigned nretired;
+  unsigned nretired, retired_cap;
   bool readonly;
   bool direct;
   unsigned reference;           /* the slot whose superblock was freshest */

@@ -101,6 +101,11 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
     slot->controller = strdup (c->spec->controller);
   if (!slot->path || (c->spec->controller && !slot->controller))
     return -1;
+  if (c->spec->missing) {
+    snprintf (slot->why, sizeof slot->why, "removed: the config's line "
+              "for the role says missing");
+    return 0;
+  }
   slot->io = member_open (c->spec->path, &mo, err, sizeof err);
   if (!slot->io) {
     /* err names the path already; keep what follows it */
@@ -474,9 +479,8 @@ init_runtime (struct raid_array *a, char *err, size_t errlen)
   if (zeros == MAP_FAILED)
     return refuse (err, errlen, "mmap: %s", strerror (errno));
   a->zeros = zeros;
-  a->retired = calloc (4 * RAID_MAX_MEMBERS, sizeof *a->retired);
   a->pool = iopool_new (pool_threads (g->members));
-  if (!a->pool || !a->retired)
+  if (!a->pool)
     return refuse (err, errlen, "%s", strerror (ENOMEM));
   return 0;
 }

@@ -107,7 +107,8 @@ resolve_path (struct parse_state *st, const char *path)
   char *r;
 
   if (path[0] == '/' || member_spec_is_uri (path) ||
-      strncmp (path, "array:", 6) == 0)
+      strncmp (path, "array:", 6) == 0 ||
+      strcmp (path, RAID_MEMBER_MISSING) == 0)
     return strdup (path);
   if (asprintf (&r, "%s/%s", st->dir, path) == -1)
     return NULL;
@@ -132,7 +133,7 @@ path_listed (const struct raid_member_spec *specs, unsigned n,
   unsigned i;
 
   for (i = 0; i < n; i++)
-    if (config_same_path (specs[i].path, path))
+    if (!specs[i].missing && config_same_path (specs[i].path, path))
       return true;
   return false;
 }
@@ -153,7 +154,8 @@ listed_anywhere (const struct raid_config *top, const char *path)
   return false;
 }
 
-/* "PATH [controller=NAME]" */
+/* "PATH [controller=NAME]", or "missing [controller=NAME]" on a member
+ * line */
 static int
 add_member (struct parse_state *st, const char *value, bool spare)
 {
@@ -177,6 +179,12 @@ add_member (struct parse_state *st, const char *value, bool spare)
     return fail (st, "%s", strerror (ENOMEM));
   }
   spec.path = resolved;
+  spec.missing = strcmp (tok, RAID_MEMBER_MISSING) == 0;
+  if (spec.missing && spare) {
+    fail (st, "a spare cannot be missing (a member line of missing "
+          "keeps an empty role)");
+    goto out;
+  }
   while ((tok = strtok_r (NULL, " \t", &save)) != NULL) {
     if (strncmp (tok, "controller=", 11) == 0 && tok[11]) {
       free (spec.controller);
@@ -188,7 +196,7 @@ add_member (struct parse_state *st, const char *value, bool spare)
       goto out;
     }
   }
-  if (strncmp (spec.path, "array:", 6) != 0 &&
+  if (strncmp (spec.path, "array:", 6) != 0 && !spec.missing &&
       listed_anywhere (st->top, spec.path)) {
     fail (st, "%s is listed twice", spec.path);
     goto out;

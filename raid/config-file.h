@@ -18,10 +18,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A member line of "missing" (mdadm's word) keeps a role that no
+ * device holds: nbdraid remove writes it in place of a member's path,
+ * so the lines still count the array's roles. */
+#define RAID_MEMBER_MISSING "missing"
+
 struct raid_member_spec {
-  char *path;                   /* absolute path (or URI) */
+  char *path;                   /* absolute path (or URI), or "missing" */
   char *controller;             /* NULL when not given */
   int line;
+  bool missing;                 /* a role no device holds */
 };
 
 struct raid_config {
@@ -95,9 +101,10 @@ void raid_config_text_free (struct raid_config_text *t);
 void raid_config_socket_path (const struct raid_config *cfg, char *buf,
                               size_t len);
 
-/* Add a "spare = PATH" line to the config file, or comment out the line
- * naming PATH: the server keeps the config in step with nbdraid add and
- * remove.  0, or -1 with err. */
+/* Add a "spare = PATH" line to the config file, or drop the line
+ * naming PATH (a spare's is commented out, a member's says missing):
+ * the server keeps the config in step with nbdraid add and remove.  0,
+ * or -1 with err. */
 int raid_config_add_spare (const struct raid_config *cfg, const char *path,
                            char *err, size_t errlen);
 int raid_config_drop_device (const struct raid_config *cfg, const char *path,

@@ -151,27 +151,41 @@ raid_config_add_spare (const struct raid_config *cfg, const char *path,
   return r;
 }
 
-/* Does this line of the file name path as a member or spare?  The file
- * may have changed since it was parsed, so match the text, not the
- * line number. */
+/* A member or spare line: its key (true for member) and where its
+ * path starts and ends.  False for any other line. */
 static bool
-line_names (const struct raid_config *cfg, const char *line,
-            const char *path)
+device_line (const char *line, bool *member, size_t *at, size_t *len)
 {
   const char *p = line + strspn (line, " \t");
   size_t keylen = strncmp (p, "member", 6) == 0 ? 6
     : strncmp (p, "spare", 5) == 0 ? 5 : 0;
-  char *dir, *tok, *full = NULL;
-  bool same;
 
   if (keylen == 0)
     return false;
+  *member = keylen == 6;
   p += keylen;
   p += strspn (p, " \t");
   if (*p++ != '=')
     return false;
   p += strspn (p, " \t");
-  tok = strndup (p, strcspn (p, " \t\r\n#;"));
+  *at = (size_t) (p - line);
+  *len = strcspn (p, " \t\r\n#;");
+  return *len > 0;
+}
+
+/* Does this line of the file name path as a member or spare?  The file
+ * may have changed since it was parsed, so match the text, not the
+ * line number. */
+static bool
+line_names (const struct raid_config *cfg, const char *line,
+            const char *path, bool *member, size_t *at, size_t *len)
+{
+  char *dir, *tok, *full = NULL;
+  bool same;
+
+  if (!device_line (line, member, at, len))
+    return false;
+  tok = strndup (line + *at, *len);
   dir = strdup (cfg->file);
   if (!tok || !dir)
     same = false;
@@ -186,28 +200,50 @@ line_names (const struct raid_config *cfg, const char *line,
   return same;
 }
 
+/* What a device's line becomes once the device is removed: a spare's is
+ * commented out; a member's keeps its role, as "missing", since the
+ * member lines count the array's roles (and give them their order). */
+static char *
+dropped_line (const char *line, bool member, size_t at, size_t len)
+{
+  char *out;
+  int r;
+
+  if (!member)
+    r = asprintf (&out, "# removed by nbdraid: %s", line);
+  else
+    r = asprintf (&out, "%.*s%s%.*s # removed by nbdraid: %.*s\n",
+                  (int) at, line, RAID_MEMBER_MISSING,
+                  (int) strcspn (line + at + len, "\r\n"), line + at + len,
+                  (int) len, line + at);
+  return r == -1 ? NULL : out;
+}
+
 int
 raid_config_drop_device (const struct raid_config *cfg, const char *path,
                          char *err, size_t errlen)
 {
-  size_t n = 0, i;
-  char **lines = read_lines (cfg->file, &n), *commented;
+  size_t n = 0, i, at = 0, len = 0;
+  char **lines = read_lines (cfg->file, &n), *dropped;
+  bool member = false;
   int r = 0;
 
   if (!lines) {
     snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
     return -1;
   }
-  for (i = 0; i < n && !line_names (cfg, lines[i], path); i++)
+  for (i = 0; i < n && !line_names (cfg, lines[i], path, &member, &at, &len);
+       i++)
     ;
   if (i < n) {                  /* else not in the file: nothing to drop */
-    if (asprintf (&commented, "# removed by nbdraid: %s", lines[i]) == -1) {
+    dropped = dropped_line (lines[i], member, at, len);
+    if (!dropped) {
       snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
       r = -1;
     }
     else {
       free (lines[i]);
-      lines[i] = commented;
+      lines[i] = dropped;
       r = write_lines (cfg->file, lines, n, err, errlen);
     }
   }

@@ -158,6 +158,11 @@ open_all (struct creation *c)
   for (i = 0; i < c->n; i++) {
     const char *path = spec_of (c, i)->path;
 
+    if (spec_of (c, i)->missing) {
+      refuse (c, "%s:%d: member = missing: nbdraid create needs a device "
+              "for every role", c->cfg->file, spec_of (c, i)->line);
+      goto fail;
+    }
     c->members[i] = member_open (path, &mo, c->err, c->errlen);
     if (!c->members[i])
       goto fail;

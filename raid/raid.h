@@ -181,7 +181,10 @@ struct raid_array *raid_array_holding (struct raid_array *a,
  * nothing. */
 int raid_admin_fail (struct raid_array *a, const char *member, bool force,
                      char *err, size_t errlen);
-int raid_admin_remove (struct raid_array *a, const char *member, char *err,
+/* The removed device's path goes into removed (a role number names no
+ * line of the config). */
+int raid_admin_remove (struct raid_array *a, const char *member,
+                       char *removed, size_t removedlen, char *err,
                        size_t errlen);
 /* A new device becomes a spare (a recovery starts if a role is empty). */
 int raid_admin_add (struct raid_array *a, const char *path, char *err,

@@ -88,6 +88,47 @@ check_full (void)
   raid_config_free (&cfg);
 }
 
+/* "missing" keeps a role with no device: allowed on any number of
+ * member lines, never resolved as a path; nbdraid remove writes it in
+ * place of a member's path and comments out a spare's line. */
+static void
+check_missing (void)
+{
+  struct raid_config cfg;
+  char path[sizeof dir + 16], got[512], err[256];
+  const char *e = parse ("[array]\nlevel = 6\n[members]\nmember = a.img\n"
+                         "member = missing\nmember = c.img controller=c0\n"
+                         "member = missing\nspare = s.img\n", &cfg);
+  FILE *fp;
+  size_t n;
+
+  if (e) {
+    fail ("missing members refused: %s", e);
+    return;
+  }
+  if (cfg.nmembers != 4 || !cfg.members[1].missing || cfg.members[0].missing
+      || strcmp (cfg.members[3].path, "missing"))
+    fail ("missing members parsed wrong");
+  snprintf (path, sizeof path, "%s/c.img", dir);
+  if (raid_config_drop_device (&cfg, path, err, sizeof err) == -1)
+    fail ("drop c.img: %s", err);
+  snprintf (path, sizeof path, "%s/s.img", dir);
+  if (raid_config_drop_device (&cfg, path, err, sizeof err) == -1)
+    fail ("drop s.img: %s", err);
+  fp = fopen (cfg.file, "r");
+  n = fread (got, 1, sizeof got - 1, fp);
+  got[n] = '\0';
+  fclose (fp);
+  if (strcmp (got, "[array]\nlevel = 6\n[members]\nmember = a.img\n"
+              "member = missing\nmember = missing controller=c0 # removed by "
+              "nbdraid: c.img\nmember = missing\n# removed by nbdraid: "
+              "spare = s.img\n"))
+    fail ("config after dropping a member and a spare: %s", got);
+  raid_config_free (&cfg);
+  expect_error ("[array]\nlevel = 1\n[members]\nmember = a\n"
+                "spare = missing\n", "t.conf:5: a spare cannot be missing");
+}
+
 int
 main (void)
 {
@@ -98,6 +139,7 @@ main (void)
     return 1;
   }
   check_full ();
+  check_missing ();
   expect_error ("[array]\nlevel = 5\ncolour = red\n" MEMBERS,
                 "t.conf:3: unknown key 'colour'");
   expect_error ("[array]\nlevel = 5\n[disks]\nmember = a\n",

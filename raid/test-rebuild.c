@@ -17,6 +17,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -203,6 +204,48 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
   return r;
 }
 
+/* An empty file of a member's size at path (no superblock). */
+static int
+new_blank (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  int r = fd == -1 ? -1 : ftruncate (fd, MEMBER_FILE_BYTES);
+
+  if (fd != -1)
+    close (fd);
+  return r;
+}
+
+/* A long-running server sees devices come and go (a spare added and
+ * removed, an NBD member that flaps and is re-added): each leaves its
+ * device to be closed when the array is, however many there were.
+ * More rounds than the 4 * RAID_MAX_MEMBERS the list first holds. */
+static int
+check_spare_churn (const char *dir, const char *name, struct raid_array *a)
+{
+  const unsigned rounds = 4 * RAID_MAX_MEMBERS + 10;
+  char path[512], removed[512], err[256];
+  unsigned i;
+
+  snprintf (path, sizeof path, "%s/%s-churn.img", dir, name);
+  for (i = 0; i < rounds; i++)
+    if (new_blank (path) == -1 ||
+        raid_admin_add (a, path, err, sizeof err) == -1 ||
+        raid_admin_remove (a, path, removed, sizeof removed, err,
+                           sizeof err) == -1) {
+      fprintf (stderr, "FAIL: %s: spare churn, round %u: %s\n", name, i,
+               err[0] ? err : strerror (errno));
+      return -1;
+    }
+  if (strcmp (removed, path) != 0) {
+    fprintf (stderr, "FAIL: %s: remove reported %s, not %s\n", name,
+             removed, path);
+    return -1;
+  }
+  checks++;
+  return 0;
+}
+
 /* Fill the array with random bytes: all of it, or (sparse) a piece
  * every SPARSE_EVERY bytes. */
 static int
@@ -246,7 +289,8 @@ run_case (const char *dir, const char *name, const char *array_keys,
     fprintf (stderr, "FAIL: %s: filling the array failed\n", name);
   else
     r = check_losses (dir, name, a) ||
-      check_recovery (dir, name, a, members - 2);
+      check_recovery (dir, name, a, members - 2) ||
+      (members == 4 && check_spare_churn (dir, name, a));
   if (r == 0)
     printf ("ok: %s, every loss rebuilds each member's bytes, a spare "
             "recovers one\n", name);

@@ -343,10 +343,12 @@ control_command (struct control *c, struct raid_array *a,
     answer (fp, r, err, done);
   }
   else if (strcmp (w[0], "remove") == 0 && n == 2) {
-    r = raid_admin_remove (t.a, w[1], err, sizeof err);
+    char removed[4096] = "";
+    r = raid_admin_remove (t.a, w[1], removed, sizeof removed, err,
+                           sizeof err);
     if (r == 0)
-      r = raid_config_drop_device (t.cfg, w[1], err, sizeof err);
-    snprintf (done, sizeof done, "removed %s", w[1]);
+      r = raid_config_drop_device (t.cfg, removed, err, sizeof err);
+    snprintf (done, sizeof done, "removed %s", removed);
     answer (fp, r, err, done);
   }
   else if (strcmp (w[0], "re-add") == 0 && n == 2) {
