@@ -179,7 +179,7 @@ retire (struct raid_array *a, struct member *io)
   if (!io)
     return;
   if (a->nretired == a->retired_cap) {
-    cap = a->retired_cap ? 2 * a->retired_cap : 2 * RAID_MAX_MEMBERS;
+    cap = a->retired_cap ? 2 * a->retired_cap : 16;
     grown = realloc (a->retired, cap * sizeof *grown);
     if (!grown)
       return;

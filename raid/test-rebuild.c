@@ -219,7 +219,8 @@ new_blank (const char *path)
 /* A long-running server sees devices come and go (a spare added and
  * removed, an NBD member that flaps and is re-added): each leaves its
  * device to be closed when the array is, however many there were.
- * More rounds than the 4 * RAID_MAX_MEMBERS the list first holds. */
+ * More rounds than the 4 * RAID_MAX_MEMBERS the list once held, and
+ * than its first growth. */
 static int
 check_spare_churn (const char *dir, const char *name, struct raid_array *a)
 {

@@ -81,9 +81,9 @@ def run(ctx):
             "the all-written row); rebuild rate = "
             "member bytes rebuilt per second; the ceiling is fio writing "
             "one member file directly, the median of its runs before and "
-            f"after each of the {ctx.rounds} idle rebuilds (check rate: bytes of each member "
-            "checked or resynced per second, against fio reading one member "
-            "file).  "
+            f"after each of the {ctx.rounds} idle rebuilds (check rate: "
+            "bytes of each member checked or resynced per second, against "
+            "fio reading one member file).  "
             "The last rows are the client load "
             f"({LOAD.name}) measured while the rebuild ran.")
 
@@ -199,8 +199,8 @@ def kernel_rebuild(ctx, spec, fill_bytes):
 
 
 def member_file(ctx, spec, fio_job):
-    """MB/s of fio_job (fio.write_file or read_file) on one written
-    file of a member's size."""
+    """MB/s of fio_job (fio.read_file) on one written file of a
+    member's size."""
     with cleanup.Scope() as scope:
         d = ctx.scratch(scope, "member-file")
         path = os.path.join(d, "m.img")
