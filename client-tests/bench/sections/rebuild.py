@@ -38,6 +38,9 @@ import peers
 from results import Row
 from . import shapes
 
+# The rebuild rows' peers: their ceiling is not nbdkit's file plugin.
+PEERS = ("fio on a member file", "btrfs replace")
+
 TITLE = "Rebuild"
 LOAD = fio.RAND_READ
 TIMEOUT_S = 600
@@ -61,19 +64,22 @@ def run(ctx):
                         "MB/s", mine["idle"], ceiling,
                         None if isinstance(kernel, str) else kernel,
                         note=kernel if isinstance(kernel, str) else "",
-                        spread=mine["idle_spread"]))
+                        spread=mine["idle_spread"], peer_names=PEERS))
     ctx.rows.append(Row("rebuild", case, "rebuild, idle, all written",
                         "rebuild rate", "MB/s", mine["full"], ceiling,
-                        note="every block of the array written first"))
+                        note="every block of the array written first",
+                        peer_names=PEERS))
     ctx.rows.append(Row("rebuild", case, "rebuild, under client load",
                         "rebuild rate", "MB/s", mine["loaded"], ceiling,
-                        note=NO_KERNEL_UNDER_LOAD))
+                        note=NO_KERNEL_UNDER_LOAD, peer_names=PEERS))
     ctx.rows.append(Row("rebuild", spec.label, "check, idle, all written",
                         "check rate", "MB/s", mine["check"], read_ceiling,
-                        note="no kernel peer: btrfs scrub is not run"))
+                        note="no kernel peer: btrfs scrub is not run",
+                        peer_names=PEERS))
     ctx.rows.append(Row("rebuild", spec.label, "initial resync, idle",
                         "resync rate", "MB/s", resync, read_ceiling,
-                        note="no kernel peer: btrfs has no resync"))
+                        note="no kernel peer: btrfs has no resync",
+                        peer_names=PEERS))
     measure.add_rows(ctx, "rebuild", f"{spec.label} during rebuild", LOAD,
                      mine["client"], "no peer for the client under rebuild",
                      NO_KERNEL_UNDER_LOAD)
