@@ -34,6 +34,7 @@ struct creation {
   struct member **members;      /* members then spares */
   unsigned n;
   struct create_undo *undo;     /* what the whole create overwrote */
+  int rebuild;                  /* a role rebuilt at first start, or -1 */
   char *err;
   size_t errlen;
 };
@@ -141,6 +142,78 @@ check_distinct (struct creation *c)
   return 0;
 }
 
+/* Whether the members created hold redundancy to make consistent: a
+ * further role could still be lost.  Without any (RAID0, RAID5 less a
+ * member, a RAID1 of one) every start of the blocks is consistent. */
+static bool
+has_redundancy (const struct raid_geometry *g, const struct member_set *gone)
+{
+  struct member_set more;
+  unsigned m;
+
+  for (m = 0; m < g->members; m++)
+    if (!member_set_has (gone, m)) {
+      more = *gone;
+      member_set_add (&more, m);
+      if (geometry_survives (g, more.bits))
+        return true;
+    }
+  return false;
+}
+
+/* mdadm's "missing": roles created with no device, for a device added
+ * later to be rebuilt into (a disk still holding the data to copy in,
+ * say).  The array must be able to run without them.  A parity array
+ * that keeps some redundancy (RAID6 less one) cannot be resynced while
+ * degraded, so, as mdadm does, its last member there is rebuilt from
+ * the others at first start instead, which leaves every stripe
+ * consistent: c->rebuild. */
+static int
+check_missing (struct creation *c, struct member_set *gone)
+{
+  const struct raid_config *cfg = c->cfg;
+  struct raid_geometry shape;
+  char roles[256];
+  size_t used = 0;
+  unsigned i;
+  int last = 0;
+
+  memset (gone, 0, sizeof *gone);
+  roles[0] = '\0';
+  c->rebuild = -1;
+  for (i = 0; i < cfg->nmembers; i++)
+    if (cfg->members[i].missing) {
+      member_set_add (gone, i);
+      last = cfg->members[i].line;
+      if (used < sizeof roles)
+        used += (size_t) snprintf (roles + used, sizeof roles - used,
+                                   "%s%u", used ? ", " : "", i);
+    }
+  if (!last)
+    return 0;
+  if (controllers_shape (cfg, &shape, c->err, c->errlen) == -1)
+    return -1;
+  if (!geometry_survives (&shape, gone->bits))
+    return refuse (c, "%s:%d: member = missing: RAID%d of %u members "
+                   "cannot lose role%s %s; some of its data would have "
+                   "no copy", cfg->file, last, cfg->level, cfg->nmembers,
+                   member_set_count (gone) == 1 ? "" : "s", roles);
+  if (shape.parity_members && has_redundancy (&shape, gone) &&
+      !c->opts->assume_clean)
+    for (i = cfg->nmembers; c->rebuild < 0; i--)
+      if (!member_set_has (gone, i - 1))
+        c->rebuild = (int) i - 1;
+  note (c, "array %s is created degraded, without role%s %s: nbdraid add "
+        "rebuilds a device into %s", cfg->name,
+        member_set_count (gone) == 1 ? "" : "s", roles,
+        member_set_count (gone) == 1 ? "it" : "them");
+  if (c->rebuild >= 0)
+    note (c, "the server first rebuilds member %d (%s) from the others, "
+          "as mdadm does: that makes its parity consistent", c->rebuild,
+          cfg->members[c->rebuild].path);
+  return 0;
+}
+
 static int
 open_all (struct creation *c)
 {
@@ -158,11 +231,8 @@ open_all (struct creation *c)
   for (i = 0; i < c->n; i++) {
     const char *path = spec_of (c, i)->path;
 
-    if (spec_of (c, i)->missing) {
-      refuse (c, "%s:%d: member = missing: nbdraid create needs a device "
-              "for every role", c->cfg->file, spec_of (c, i)->line);
-      goto fail;
-    }
+    if (spec_of (c, i)->missing)
+      continue;                 /* check_missing let the array lose it */
     c->members[i] = member_open (path, &mo, c->err, c->errlen);
     if (!c->members[i])
       goto fail;
@@ -235,7 +305,7 @@ plan_geometry (struct creation *c, struct raid_geometry *g,
   unsigned i, which = 0;
 
   for (i = 0; i < c->n; i++)
-    if (c->members[i]->size_bytes < smallest) {
+    if (c->members[i] && c->members[i]->size_bytes < smallest) {
       smallest = c->members[i]->size_bytes;
       which = i;
     }
@@ -249,7 +319,7 @@ plan_geometry (struct creation *c, struct raid_geometry *g,
                    smallest, need, *data_offset,
                    cfg->level == 1 ? "64K unit" : "chunk");
   for (i = 0; i < c->n; i++)
-    if (c->members[i]->size_bytes != smallest) {
+    if (c->members[i] && c->members[i]->size_bytes != smallest) {
       note (c, "members differ in size; using the smallest, %s: %" PRIu64
             " bytes", spec_of (c, which)->path, smallest);
       break;
@@ -393,8 +463,11 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   sb->events = 1;
   sb->resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
   sb->max_dev = c->n > MD_SB_DEFAULT_MAX_DEV ? c->n : MD_SB_DEFAULT_MAX_DEV;
+  /* A missing role's device number is on record as failed, so neither
+   * nbdraid nor mdadm waits for a device to fill it. */
   for (i = 0; i < sb->max_dev; i++)
-    sb->dev_roles[i] = i < cfg->nmembers ? i : MD_ROLE_SPARE;
+    sb->dev_roles[i] = i >= cfg->nmembers ? MD_ROLE_SPARE
+      : cfg->members[i].missing ? MD_ROLE_FAULTY : i;
   if (cfg->bitmap) {
     sb->feature_map |= MD_FEATURE_BITMAP;
     sb->bitmap_offset_sectors = MD_BITMAP_OFFSET_SECTORS;
@@ -410,7 +483,13 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   for (i = 0; i < c->n; i++) {
     struct member *m = c->members[i];
 
+    if (!m)
+      continue;
     sb->dev_number = i;
+    /* Rebuilt from 0 at first start (check_missing). */
+    sb->feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;
+    if ((int) i == c->rebuild)
+      sb->feature_map |= MD_FEATURE_RECOVERY_OFFSET;
     random_uuid (sb->device_uuid);
     /* RAID0: equal data sizes, so md sees a single zone. */
     sb->data_size_sectors = cfg->level == 0 ? g->member_bytes / SECTOR
@@ -470,8 +549,7 @@ create_in (struct raid_config *cfg, const struct raid_config *top,
   struct creation c = { .cfg = cfg, .top = top, .opts = opts, .err = err,
     .errlen = errlen, .n = cfg->nmembers + (pool ? 0 : cfg->nspares),
     .undo = undo };
-  /* The server resyncs in the background what is not clean. */
-  bool needs_sync = !opts->assume_clean && cfg->level != 0;
+  struct member_set gone;
   struct raid_geometry g;
   uint64_t data_offset, chunk = 0;
   unsigned i;
@@ -484,11 +562,14 @@ create_in (struct raid_config *cfg, const struct raid_config *top,
     free (c.children);
     return refuse (&c, "%s", strerror (ENOMEM));
   }
-  if ((pool && clear_shared_spares (&c, false)) ||
+  /* The server resyncs in the background what is not clean. */
+  if (check_missing (&c, &gone) ||
+      (pool && clear_shared_spares (&c, false)) ||
       open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
       (cfg->bitmap && !(chunk = bitmap_chunk (&c, &g, data_offset))) ||
       plan_controllers (&c, &g) ||
-      write_superblocks (&c, &g, data_offset, chunk, !needs_sync) ||
+      write_superblocks (&c, &g, data_offset, chunk, opts->assume_clean ||
+                         c.rebuild >= 0 || !has_redundancy (&g, &gone)) ||
       (pool && clear_shared_spares (&c, true)))
     goto out;
   r = 0;

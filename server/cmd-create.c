@@ -66,10 +66,15 @@ cmd_create (int argc, char **argv)
   else
     for (i = 0; i <= cfg.ngroups; i++) {
       const struct raid_config *g = i ? cfg.groups[i - 1] : &cfg;
-      fprintf (stderr, "nbdraid: created array '%s': RAID%d, %u members, "
+      unsigned m, missing = 0;
+
+      for (m = 0; m < g->nmembers; m++)
+        missing += g->members[m].missing;
+      fprintf (stderr, "nbdraid: created array '%s': RAID%d, %u members%s, "
                "%u %sspares%s\n", g->name, g->level, g->nmembers,
-               g->nspares, i == 0 && cfg.ngroups ? "shared " : "",
-               opts.assume_clean || g->level == 0 ? ""
+               missing ? " (degraded)" : "", g->nspares,
+               i == 0 && cfg.ngroups ? "shared " : "",
+               opts.assume_clean || g->level == 0 || missing ? ""
                : "; the server syncs it in the background");
     }
   raid_config_free (&cfg);
