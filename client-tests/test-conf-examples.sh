@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every example in conf/ is a valid config: with its member paths
 # pointed at scratch files, nbdraid create accepts it and nbdkit serves
-# an array of the expected size.
+# an array of the expected size (a "member = missing" line stays
+# missing).
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdinfo
@@ -14,7 +15,7 @@ for example in "$abs_top_srcdir"/conf/*.conf; do
 import re, sys
 n = 0
 for line in open(sys.argv[1]):
-    m = re.match(r"(\s*(?:member|spare)\s*=\s*)(?!array:)(\S+)(.*)", line)
+    m = re.match(r"(\s*(?:member|spare)\s*=\s*)(?!array:|missing\b)(\S+)(.*)", line)
     if m:
         path = "%s/m%d.img" % (sys.argv[2], n)
         open(path, "wb").truncate(16 << 20)

@@ -200,9 +200,9 @@ check_missing (struct creation *c, struct member_set *gone)
                    member_set_count (gone) == 1 ? "" : "s", roles);
   if (shape.parity_members && has_redundancy (&shape, gone) &&
       !c->opts->assume_clean)
-    for (i = cfg->nmembers; c->rebuild < 0; i--)
-      if (!member_set_has (gone, i - 1))
-        c->rebuild = (int) i - 1;
+    for (i = cfg->nmembers; i-- > 0 && c->rebuild < 0;)
+      if (!member_set_has (gone, i))
+        c->rebuild = (int) i;
   note (c, "array %s is created degraded, without role%s %s: nbdraid add "
         "rebuilds a device into %s", cfg->name,
         member_set_count (gone) == 1 ? "" : "s", roles,
