@@ -165,30 +165,6 @@ raid_admin_fail (struct raid_array *a, const char *member, bool force,
   return 0;
 }
 
-/* A device that left the array stays open until the array closes: a
- * thread that read the slot before the quiesce may still hold it.  The
- * list grows, as a long-running server sees devices come and go
- * without end (an NBD member that flaps and is re-added each time).
- * Without memory for a longer list the device is left open, unlisted. */
-static void
-retire (struct raid_array *a, struct member *io)
-{
-  struct member **grown;
-  unsigned cap;
-
-  if (!io)
-    return;
-  if (a->nretired == a->retired_cap) {
-    cap = a->retired_cap ? 2 * a->retired_cap : 16;
-    grown = realloc (a->retired, cap * sizeof *grown);
-    if (!grown)
-      return;
-    a->retired = grown;
-    a->retired_cap = cap;
-  }
-  a->retired[a->nretired++] = io;
-}
-
 int
 raid_admin_remove (struct raid_array *a, const char *member, char *removed,
                    size_t removedlen, char *err, size_t errlen)
@@ -214,7 +190,7 @@ raid_admin_remove (struct raid_array *a, const char *member, char *removed,
   snprintf (removed, removedlen, "%s", s->path);
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
-  retire (a, s->io);
+  retired_add (&a->retired, s->io);
   s->io = NULL;
   if (i < (int) a->geo.members) {
     s->state = SLOT_MISSING;
@@ -229,6 +205,9 @@ raid_admin_remove (struct raid_array *a, const char *member, char *removed,
   }
   pthread_mutex_unlock (&a->sb_lock);
   array_unquiesce (a);
+  /* Let the device go now if no request holds it, as an admin who
+   * detaches it next expects; else the maintenance tick will. */
+  retired_reclaim (&a->retired);
   array_log (a, RAID_LOG_ERROR, "array %s: removed %s", a->name, member);
   return 0;
 }
@@ -447,10 +426,10 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
   partial = a->bitmap.present && sb->events >= a->bitmap.events_cleared;
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
-  retire (a, slot->io);
+  retired_add (&a->retired, slot->io);
   for (j = 0; j < a->nspares; j++)
     if (a->spares[j].path && strcmp (a->spares[j].path, path) == 0) {
-      retire (a, a->spares[j].io);
+      retired_add (&a->retired, a->spares[j].io);
       free (a->spares[j].path);
       free (a->spares[j].controller);
       memmove (&a->spares[j], &a->spares[j + 1],

@@ -365,10 +365,16 @@ check_writable (const struct raid_array *a)
 int
 raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
+  unsigned ticket;
+  int r;
+
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
   __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
-  return a->ops->read (a, buf, count, offset);
+  ticket = retired_enter (&a->retired);
+  r = a->ops->read (a, buf, count, offset);
+  retired_exit (&a->retired, ticket);
+  return r;
 }
 
 /* Every write: checks, the dirty marks, the level's write, FUA. */
@@ -377,6 +383,7 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
                uint64_t offset, bool fua)
 {
   uint64_t first, last;
+  unsigned ticket;
   int r;
 
   if (check_writable (a) || check_range (a, count, offset) ||
@@ -385,12 +392,15 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
   first = a->ops->sync_unit_of (a, offset);
   last = a->ops->sync_unit_of (a, offset + count - 1);
-  if (array_start_write (a, first, last) == -1)
-    return -1;
-  r = a->ops->write (a, buf, count, offset);
-  if (r == 0 && fua)
-    r = raid_flush (a);
-  array_end_write (a, first, last);
+  ticket = retired_enter (&a->retired);
+  r = array_start_write (a, first, last);
+  if (r == 0) {
+    r = a->ops->write (a, buf, count, offset);
+    if (r == 0 && fua)
+      r = raid_flush (a);
+    array_end_write (a, first, last);
+  }
+  retired_exit (&a->retired, ticket);
   return r;
 }
 
@@ -411,11 +421,12 @@ int
 raid_flush (struct raid_array *a)
 {
   struct io_batch b;
-  unsigned i;
+  unsigned i, ticket;
   int r = 0;
 
   if (array_check_alive (a))
     return -1;
+  ticket = retired_enter (&a->retired);
   io_batch_init (&b);
   for (i = 0; i < a->geo.members + a->nspares && r == 0; i++) {
     enum slot_state st = slot_state (array_slot (a, i));
@@ -427,6 +438,7 @@ raid_flush (struct raid_array *a)
     r = array_settle_writes (a, &b);
   }
   io_batch_free (&b);
+  retired_exit (&a->retired, ticket);
   return r;
 }
 
@@ -443,17 +455,15 @@ array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
  * for the rest. */
 #define EXTENT_UNITS_PER_CALL 4096
 
-int
-raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
-              raid_extent_fn fn, void *opaque)
+static int
+extents (struct raid_array *a, uint64_t count, uint64_t offset,
+         raid_extent_fn fn, void *opaque)
 {
   const uint64_t U = a->geo.unit_bytes;
   uint64_t run_start = offset, run_len = 0, units = 0;
   struct member_set mute = { { 0 } };
   bool run_hole = false;
 
-  if (check_range (a, count, offset))
-    return -1;
   while (count > 0 && units++ < EXTENT_UNITS_PER_CALL) {
     uint64_t within = offset % U, len = U - within, moff;
     struct member *m;
@@ -494,3 +504,17 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
   return fn (opaque, run_start, run_len, run_hole);
 }
 
+int
+raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
+              raid_extent_fn fn, void *opaque)
+{
+  unsigned ticket;
+  int r;
+
+  if (check_range (a, count, offset))
+    return -1;
+  ticket = retired_enter (&a->retired);
+  r = extents (a, count, offset, fn, opaque);
+  retired_exit (&a->retired, ticket);
+  return r;
+}

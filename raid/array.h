@@ -11,6 +11,7 @@
 #include "member.h"
 #include "member-set.h"
 #include "parity.h"
+#include "retired.h"
 #include "scratch.h"
 #include "stripe-batch.h"
 #include "stripe-lock.h"
@@ -121,8 +122,7 @@ struct raid_array {
   unsigned nshared;
   struct raid_slot *spares;     /* devices outside the roles */
   unsigned nspares;
-  struct member **retired;      /* replaced devices, closed at the end */
-  unsigned nretired, retired_cap;
+  struct retired retired;       /* devices that left, closed when unused */
   bool readonly;
   bool direct;
   unsigned reference;           /* the slot whose superblock was freshest */

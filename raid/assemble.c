@@ -677,8 +677,7 @@ raid_close (struct raid_array *a)
     free_slot (&a->slots[i]);
   for (i = 0; i < a->nspares; i++)
     free_slot (&a->spares[i]);
-  for (i = 0; i < a->nretired; i++)
-    member_close (a->retired[i]);
+  retired_close_all (&a->retired);
   /* Nested arrays last: the outer array's clean stop wrote through
    * them. */
   for (i = 0; i < a->nchildren; i++)
@@ -687,7 +686,6 @@ raid_close (struct raid_array *a)
   for (i = 0; i < a->nshared; i++)
     free (a->shared[i]);
   free (a->shared);
-  free (a->retired);
   free (a->slots);
   free (a->spares);
   free (a);

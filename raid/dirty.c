@@ -115,6 +115,7 @@ raid_maintenance (struct raid_array *a)
 
   for (i = 0; i < a->nchildren; i++)
     raid_maintenance (a->children[i]);
+  retired_reclaim (&a->retired);
   shared_spares_give (a);
   if (a->readonly || array_check_alive (a) == -1)
     return;
