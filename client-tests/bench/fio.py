@@ -81,11 +81,12 @@ def run(job, uri, region_bytes, runtime_s, ramp_s, out_json):
     return _parse(out_json, job)
 
 
-def prefill(uri, region_bytes, out_json):
-    """Write the region once, so reads read data, not holes (a hole on
-    btrfs or in a sparse file costs nothing to read)."""
+def prefill(uri, region_bytes, out_json, offset=0):
+    """Write REGION_BYTES from OFFSET once, so reads read data, not
+    holes (a hole on btrfs or in a sparse file costs nothing to
+    read)."""
     command.run(["fio", "--ioengine=nbd", f"--uri={uri}", "--name=prefill",
-             "--rw=write", "--bs=1M", "--iodepth=16",
+             "--rw=write", "--bs=1M", "--iodepth=16", f"--offset={offset}",
              f"--size={region_bytes}", "--output-format=json",
              f"--output={out_json}"])
 

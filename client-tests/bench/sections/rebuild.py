@@ -101,10 +101,13 @@ def nbdraid_rebuilds(ctx, spec):
         array = arrays.Array(scope, d, "a", spec)
         array.start()
         out["array_bytes"] = array.array_bytes()
-        ctx.prefill(array.uri, out["array_bytes"] // 2 >> 20 << 20)
+        member_file = os.path.join(d, "m.img")
+        prefill_beside(ctx, array.uri, out["array_bytes"] // 2 >> 20 << 20,
+                       member_file, spec.member_bytes)
         member_bytes = array.status()["member_bytes"]
         array.speed_limit(1000000, 0)
-        out.update(idle_rebuilds(ctx, array, d, spec, member_bytes))
+        out.update(idle_rebuilds(ctx, array, d, spec, member_bytes,
+                                 member_file))
         array.fail(spec.members - 2)
         load, load_json = start_load(ctx, scope, d, array.uri)
         array.add(spare(d, "loaded", spec))
@@ -137,15 +140,28 @@ def nbdraid_resync(ctx, spec):
         return status["member_bytes"] / took / 1e6
 
 
-def idle_rebuilds(ctx, array, d, spec, member_bytes):
-    """ctx.rounds idle rebuilds, each between two runs of fio writing a
-    member file: {"idle": rebuild MB/s, "member_write": fio's MB/s,
-    each the median of its runs, "idle_spread": the range of the
+def prefill_beside(ctx, uri, fill_bytes, path, size, slices=64):
+    """Prefill FILL_BYTES of URI and write the file PATH of SIZE bytes
+    (zeros) a slice of each in turn, so that the members the rebuild
+    reads and the member file fio writes lie on the same mix of this
+    VM's memory, which is not all equally fast (see measure.py)."""
+    step = fill_bytes // slices >> 20 << 20
+    piece = size // slices
+    with open(path, "wb") as f:
+        for i in range(slices):
+            offset = i * step
+            ctx.prefill(uri, fill_bytes - offset if i == slices - 1 else step,
+                        offset)
+            f.write(bytes(size - f.tell() if i == slices - 1 else piece))
+
+
+def idle_rebuilds(ctx, array, d, spec, member_bytes, path):
+    """ctx.rounds idle rebuilds, each between two runs of fio writing
+    the member file PATH: {"idle": rebuild MB/s, "member_write": fio's
+    MB/s, each the median of its runs, "idle_spread": the range of the
     rounds' ratios}.  Round r fails role r from the last: the device
     that left is removed and deleted, so the array's files stay as
     many as its roles."""
-    path = os.path.join(d, "m.img")
-    arrays.written(path, spec.member_bytes)
     fio_json = os.path.join(d, "member-write.json")
     writes = [fio.write_file(path, spec.member_bytes, fio_json).mb_per_s]
     rebuilds, ratios = [], []
