@@ -12,9 +12,9 @@ ratios from 0.8 to 1.2.  Cases read against each other (the chunk
 sweep's arrays) take their turns in the same rounds.  Their data is
 written the same way, a slice of each side in turn, for its memory is
 not all equally fast either.  The rows say how far the rounds' ratios
-to the ceiling spread.  A peer that cannot be
-set up gives a note in its rows instead of stopping the run; nbdraid
-failing stops its section, since nbdraid is what is measured.
+to the ceiling spread.  A peer that cannot be set up gives a note in
+its rows instead of stopping the run; nbdraid failing stops its
+section, since nbdraid is what is measured.
 """
 import os
 from dataclasses import dataclass, field
