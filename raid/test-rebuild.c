@@ -35,6 +35,10 @@
  * so a member has whole rebuild pieces in holes between them. */
 #define SPARSE_EVERY (4 * 1024 * 1024)
 #define SPARSE_PIECE 100000
+/* Members wider than a job step with data only in their first part: a
+ * recovery zeroes a window that is all holes in one call. */
+#define WIDE_MEMBER_BYTES (40 * 1024 * 1024)
+#define WIDE_EVERY (64 * 1024 * 1024)
 
 static unsigned checks;
 
@@ -116,17 +120,17 @@ check_losses (const char *dir, const char *name, struct raid_array *a)
   return failed;
 }
 
-/* A spare file of the members' size, every byte 0xee: a byte the
- * recovery fails to write shows. */
+/* A spare file of bytes bytes, every one 0xee: a byte the recovery
+ * fails to write shows. */
 static int
-garbage_spare (const char *path)
+garbage_spare (const char *path, uint64_t bytes)
 {
   static uint8_t block[64 * 1024];
   uint64_t off;
   int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600), ok = fd != -1;
 
   memset (block, 0xee, sizeof block);
-  for (off = 0; ok && off < MEMBER_FILE_BYTES; off += sizeof block)
+  for (off = 0; ok && off < bytes; off += sizeof block)
     ok = pwrite (fd, block, sizeof block, off) == sizeof block;
   if (fd != -1)
     close (fd);
@@ -160,7 +164,7 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
   snprintf (path, sizeof path, "%s/%s-spare.img", dir, name);
   snprintf (role, sizeof role, "%u", m);
   if (!want || !got || member_truth (dir, name, a, m, 0, area, want) == -1 ||
-      garbage_spare (path) == -1) {
+      garbage_spare (path, s->io->size_bytes) == -1) {
     fprintf (stderr, "FAIL: %s: cannot set up the recovery\n", name);
     goto out;
   }
@@ -247,13 +251,14 @@ check_spare_churn (const char *dir, const char *name, struct raid_array *a)
   return 0;
 }
 
-/* Fill the array with random bytes: all of it, or (sparse) a piece
- * every SPARSE_EVERY bytes. */
+/* Fill the array with random bytes: all of it (every 0), or a piece
+ * every `every` bytes. */
 static int
-fill (struct raid_array *a, bool sparse, unsigned seed)
+fill (struct raid_array *a, uint64_t every, unsigned seed)
 {
   const uint64_t size = raid_size (a);
-  const uint64_t step = sparse ? SPARSE_EVERY : size;
+  const bool sparse = every > 0;
+  const uint64_t step = sparse ? every : size;
   const uint64_t len = sparse ? SPARSE_PIECE : size;
   uint8_t *data = malloc (len);
   uint64_t off, i;
@@ -286,7 +291,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
     return 1;
   if (raid_start (a) == -1)
     goto out;
-  if (fill (a, sparse, members) == -1)
+  if (fill (a, sparse ? SPARSE_EVERY : 0, members) == -1)
     fprintf (stderr, "FAIL: %s: filling the array failed\n", name);
   else
     r = check_losses (dir, name, a) ||
@@ -295,6 +300,36 @@ run_case (const char *dir, const char *name, const char *array_keys,
   if (r == 0)
     printf ("ok: %s, every loss rebuilds each member's bytes, a spare "
             "recovers one\n", name);
+ out:
+  raid_close (a);
+  raid_config_free (&cfg);
+  return r;
+}
+
+/* A recovery of members with windows that are all holes: the spare,
+ * full of garbage, must end as the lost member was. */
+static int
+run_wide_case (const char *dir, const char *name, const char *array_keys,
+               unsigned members)
+{
+  const struct raid_create_options clean = { .assume_clean = true };
+  struct raid_config cfg;
+  struct raid_array *a;
+  int r = 1;
+
+  a = test_array (dir, name, array_keys, members, WIDE_MEMBER_BYTES, &clean,
+                  &cfg);
+  if (!a)
+    return 1;
+  if (raid_start (a) == -1)
+    goto out;
+  if (fill (a, WIDE_EVERY, members) == -1)
+    fprintf (stderr, "FAIL: %s: filling the array failed\n", name);
+  else
+    r = check_recovery (dir, name, a, members - 1);
+  if (r == 0)
+    printf ("ok: %s, a spare recovers a member with whole windows of "
+            "holes\n", name);
  out:
   raid_close (a);
   raid_config_free (&cfg);
@@ -329,6 +364,10 @@ main (void)
   failed |= run_case (dir, "raid10-f2-sparse", "level = 10\nlayout = f2\n"
                       "chunk = 32K\n" NO_BITMAP, 5, true);
   failed |= run_case (dir, "raid1-sparse", "level = 1\n" NO_BITMAP, 3, true);
+  failed |= run_wide_case (dir, "raid6-ls-wide", "level = 6\nchunk = 64K\n"
+                           NO_BITMAP, 5);
+  failed |= run_wide_case (dir, "raid10-n2-wide", "level = 10\nchunk = 64K\n"
+                           NO_BITMAP, 4);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
