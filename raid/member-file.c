@@ -201,17 +201,14 @@ file_zero (struct member *m, uint64_t len, uint64_t off)
 
 /* SEEK_DATA's answer is kept: it covers the whole hole, and on tmpfs
  * finding the end of a range fallocate reserved walks every page of
- * it, so asking again for each piece would walk it again.  Where off
- * holds data, SEEK_HOLE's answer is kept likewise: a rebuild's pieces
- * of written members then cost no system call each (a microsecond and
- * more on a VM). */
+ * it, so asking again for each piece would walk it again. */
 static int
 file_is_hole (struct member *m, uint64_t len, uint64_t off)
 {
   struct file_member *f = priv (m);
   struct hole_memo_ticket t;
   uint64_t end;
-  off_t data, hole;
+  off_t data;
   int known;
 
   if (f->block_device)
@@ -223,14 +220,8 @@ file_is_hole (struct member *m, uint64_t len, uint64_t off)
   if (data == -1 && errno != ENXIO)
     return errno == EINVAL ? 0 : -1;
   end = data == -1 ? m->size_bytes : (uint64_t) data;
-  if (end > off) {
-    hole_memo_keep (&f->known, &t, off, end, true);
-    return end >= off + len;
-  }
-  hole = lseek (f->fd, (off_t) off, SEEK_HOLE);
-  if (hole != -1)
-    hole_memo_keep (&f->known, &t, off, (uint64_t) hole, false);
-  return 0;
+  hole_memo_keep (&f->known, &t, off, end, true);
+  return end >= off + len;
 }
 
 static void
