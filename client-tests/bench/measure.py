@@ -231,17 +231,19 @@ def _prefill_in_turns(ctx, uris, kernel, region):
     first in every slice read 3-6% slower than the one that went last
     (three file servers, 6 rounds), and nbdraid always went first.
     Returns KERNEL, or why its prefill failed."""
-    sides = list(uris) + ([] if isinstance(kernel, str) else [kernel])
+    kernel_uri = None if isinstance(kernel, str) else kernel.uri
+    sides = list(uris) + ([kernel_uri] if kernel_uri else [])
     for n, offset in enumerate(range(0, region, PREFILL_SLICE)):
         length = min(PREFILL_SLICE, region - offset)
         turn = n % len(sides)
-        for side in sides[turn:] + sides[:turn]:
-            if side is not kernel:
-                ctx.prefill(side, length, offset)
+        for uri in sides[turn:] + sides[:turn]:
+            if uri != kernel_uri:
+                ctx.prefill(uri, length, offset)
                 continue
             try:
-                ctx.prefill(kernel.uri, length, offset)
+                ctx.prefill(uri, length, offset)
             except (command.CommandFailed, RuntimeError) as e:
-                sides.remove(kernel)
+                sides.remove(uri)
+                kernel_uri = None
                 kernel = peer_failed(ctx, "btrfs", e)
     return kernel
