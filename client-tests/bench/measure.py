@@ -237,12 +237,11 @@ def _prefill_in_turns(ctx, uris, kernel, region):
         length = min(PREFILL_SLICE, region - offset)
         turn = n % len(sides)
         for uri in sides[turn:] + sides[:turn]:
-            if uri != kernel_uri:
-                ctx.prefill(uri, length, offset)
-                continue
             try:
                 ctx.prefill(uri, length, offset)
             except (command.CommandFailed, RuntimeError) as e:
+                if uri != kernel_uri:
+                    raise
                 sides.remove(uri)
                 kernel_uri = None
                 kernel = peer_failed(ctx, "btrfs", e)
