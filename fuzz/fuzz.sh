@@ -40,14 +40,19 @@ build () {
   fi
   [ -f "$builddir/config.h" ] ||
     { echo "fuzz: no config.h in $builddir: run configure first" >&2; exit 1; }
+  # The targets test the engine's layers from inside: they see every
+  # folder's headers.
+  incs=$(for d in "$srcdir"/raid "$srcdir"/raid/*/; do printf -- '-I%s ' "$d"; done)
   cflags="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-    -I$builddir -I$srcdir/raid -I$srcdir/server -I$srcdir/fuzz
+    -I$builddir $incs -I$srcdir/server -I$srcdir/fuzz
     $(pkg-config --cflags libisal libnbd inih)"
   libs="$(pkg-config --libs libisal libnbd inih) -lev -pthread -lm"
   # An object is rebuilt when its source or any header is newer.
-  newest=$(ls -t "$srcdir"/raid/*.h "$srcdir"/server/*.h "$builddir/config.h" |
-           head -1)
-  for src in "$srcdir"/raid/*.c "$srcdir"/server/control-parse.c; do
+  newest=$(ls -t "$srcdir"/raid/*.h "$srcdir"/raid/*/*.h "$srcdir"/server/*.h \
+             "$builddir/config.h" 2>/dev/null | head -1)
+  for src in "$srcdir"/raid/*.c "$srcdir"/raid/*/*.c \
+             "$srcdir"/server/control-parse.c; do
+    [ -e "$src" ] || continue
     case $src in */test-*) continue ;; esac
     obj=$out/obj/$(basename "${src%.c}").o
     if ! [ "$obj" -nt "$src" ] || ! [ "$obj" -nt "$newest" ]; then
