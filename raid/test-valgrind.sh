@@ -6,7 +6,7 @@ set -eu
 [ -z "${NBDRAID_DISTCHECK:-}" ] || { echo "SKIP: in distcheck"; exit 77; }
 command -v valgrind > /dev/null || { echo "SKIP: valgrind missing"; exit 77; }
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-for t in format/test-config format/test-geometry test-hole-memo format/test-parity test-retired format/test-superblock test-io \
+for t in format/test-config format/test-geometry member/test-hole-memo format/test-parity member/test-retired format/test-superblock test-io \
          test-iopool test-rebuild test-stripe-batch; do
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
     "$abs_top_builddir/raid/$t" > /dev/null ||
