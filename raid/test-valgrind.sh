@@ -6,8 +6,8 @@ set -eu
 [ -z "${NBDRAID_DISTCHECK:-}" ] || { echo "SKIP: in distcheck"; exit 77; }
 command -v valgrind > /dev/null || { echo "SKIP: valgrind missing"; exit 77; }
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-for t in format/test-config format/test-geometry member/test-hole-memo format/test-parity member/test-retired format/test-superblock test-io \
-         io/test-iopool test-rebuild test-stripe-batch; do
+for t in format/test-config format/test-geometry member/test-hole-memo format/test-parity member/test-retired format/test-superblock levels/test-io \
+         io/test-iopool levels/test-rebuild levels/test-stripe-batch; do
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
     "$abs_top_builddir/raid/$t" > /dev/null ||
     { echo "FAIL: $t under valgrind"; exit 1; }
