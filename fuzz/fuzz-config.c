@@ -17,6 +17,7 @@
 
 #include "config-file.h"
 #include "geometry.h"
+#include "raid.h"
 #include "check.h"
 
 
@@ -58,7 +59,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
   }
   CHECK (cfg.name && cfg.name[0]);
-  min = geometry_min_members (cfg.level, cfg.layout);
+  min = raid_level_find (cfg.level)->min_members (cfg.layout);
   CHECK (cfg.nmembers >= min && cfg.nmembers <= RAID_MAX_MEMBERS);
   CHECK (cfg.nspares <= RAID_MAX_MEMBERS);
   raid_config_socket_path (&cfg, sock, sizeof sock);

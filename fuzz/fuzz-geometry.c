@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "geometry.h"
+#include "raid.h"
 #include "check.h"
 
 
@@ -71,7 +72,7 @@ choose (struct input *in, struct raid_geometry *g)
     }
     break;
   }
-  min = geometry_min_members (g->level, g->layout);
+  min = raid_level_find (g->level)->min_members (g->layout);
   g->members = min + take (in, 1) % (RAID_MAX_MEMBERS - min + 1);
   g->chunk_bytes = (uint64_t) RAID_MIN_CHUNK_BYTES << take (in, 1) % 19;
   units = 1 + take (in, 2) % 4096;
@@ -156,10 +157,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     fprintf (stderr, "refused a valid geometry: %s\n", err);
     abort ();
   }
-  if (g.level != 0 && g.level != 1) {
+  if (g.lvl->layouts) {
     uint32_t parsed;
-    geometry_layout_name (g.level, g.layout, name, sizeof name);
-    CHECK (geometry_parse_layout (g.level, name, &parsed) == 0);
+    raid_layout_name (g.level, g.layout, name, sizeof name);
+    CHECK (g.lvl->parse_layout (name, &parsed) == 0);
     CHECK (parsed == g.layout);
   }
   units = (g.array_bytes + g.unit_bytes - 1) / g.unit_bytes;

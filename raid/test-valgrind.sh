@@ -6,7 +6,7 @@ set -eu
 [ -z "${NBDRAID_DISTCHECK:-}" ] || { echo "SKIP: in distcheck"; exit 77; }
 command -v valgrind > /dev/null || { echo "SKIP: valgrind missing"; exit 77; }
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-for t in format/test-config format/test-geometry member/test-hole-memo format/test-parity member/test-retired format/test-superblock levels/test-io \
+for t in format/test-config format/test-geometry format/test-level member/test-hole-memo format/test-parity member/test-retired format/test-superblock levels/test-io \
          io/test-iopool levels/test-rebuild levels/test-stripe-batch; do
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
     "$abs_top_builddir/raid/$t" > /dev/null ||

@@ -67,6 +67,8 @@ cmd_create (int argc, char **argv)
     for (i = 0; i <= cfg.ngroups; i++) {
       const struct raid_config *g = i ? cfg.groups[i - 1] : &cfg;
       unsigned m, missing = 0;
+      bool redundant = raid_level_find (g->level)->tolerates (g->layout,
+                                                              g->nmembers);
 
       for (m = 0; m < g->nmembers; m++)
         missing += g->members[m].missing;
@@ -74,7 +76,7 @@ cmd_create (int argc, char **argv)
                "%u %sspares%s\n", g->name, g->level, g->nmembers,
                missing ? " (degraded)" : "", g->nspares,
                i == 0 && cfg.ngroups ? "shared " : "",
-               opts.assume_clean || g->level == 0 || missing ? ""
+               opts.assume_clean || !redundant || missing ? ""
                : "; the server syncs it in the background");
     }
   raid_config_free (&cfg);

@@ -16,6 +16,7 @@
 #include "member.h"
 #include "superblock-io.h"
 #include "geometry.h"
+#include "raid.h"
 #include "bitmap-format.h"
 
 static const char *
@@ -112,6 +113,7 @@ print_text (const char *path, struct member *m, const struct md_superblock *sb)
   uint64_t chunks, dirty;
   char why[256];
   char uuid[36], t[64], layout[40], role[32], state[MD_SB_MAX_DEV_LIMIT + 1];
+  const struct raid_level *l = raid_level_find (sb->level);
 
   printf ("%s:\n", path);
   printf ("          Magic : %08x\n", MD_SB_MAGIC);
@@ -137,11 +139,11 @@ print_text (const char *path, struct member *m, const struct md_superblock *sb)
   printf ("       Checksum : %08x - correct\n", sb->sb_csum);
   printf ("         Events : %" PRIu64 "\n", sb->events);
   printf ("Corrected Reads : %u\n\n", sb->cnt_corrected_read);
-  if (sb->level != 0 && sb->level != 1)
+  /* A level we do not serve shows what its superblock says. */
+  if (!l || l->layouts)
     printf ("         Layout : %s\n",
-            geometry_layout_name (sb->level, sb->layout, layout,
-                                  sizeof layout));
-  if (sb->level != 1)
+            raid_layout_name (sb->level, sb->layout, layout, sizeof layout));
+  if (!l || l->has_chunk)
     printf ("     Chunk Size : %uK\n\n", sb->chunk_sectors / 2);
   printf ("    Device Role : %s\n", role_text (md_sb_role (sb), role,
                                               sizeof role));
@@ -171,8 +173,8 @@ print_json (const char *path, struct member *m, const struct md_superblock *sb,
   printf (", \"uuid\": \"%s\", \"name\": ", uuid);
   json_string (stdout, sb->set_name);
   printf (", \"level\": %d, \"layout\": ", sb->level);
-  json_string (stdout, geometry_layout_name (sb->level, sb->layout, layout,
-                                             sizeof layout));
+  json_string (stdout, raid_layout_name (sb->level, sb->layout, layout,
+                                         sizeof layout));
   printf (", \"chunk_bytes\": %" PRIu64 ", \"raid_disks\": %u",
           (uint64_t) sb->chunk_sectors * 512, sb->raid_disks);
   printf (", \"dev_number\": %u, \"role\": ", sb->dev_number);

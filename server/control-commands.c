@@ -82,9 +82,9 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
   fprintf (fp, "]\n      %" PRIu64 " KiB", st->array_bytes / 1024);
   if (st->chunk_bytes)
     fprintf (fp, ", chunk %" PRIu64 "K", st->chunk_bytes / 1024);
-  if (st->level != 0 && st->level != 1)
-    fprintf (fp, ", %s", geometry_layout_name (st->level, st->layout, layout,
-                                               sizeof layout));
+  if (raid_level_find (st->level)->layouts)
+    fprintf (fp, ", %s", raid_layout_name (st->level, st->layout, layout,
+                                           sizeof layout));
   fprintf (fp, ", uuid %s\n", st->uuid);
   if (st->job != RAID_JOB_NONE)
     print_progress (fp, st, speed);
@@ -126,8 +126,8 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
   json_string (fp, st->name);
   fprintf (fp, ", \"uuid\": \"%s\", \"level\": %d, \"layout\": ", st->uuid,
            st->level);
-  json_string (fp, geometry_layout_name (st->level, st->layout, layout,
-                                         sizeof layout));
+  json_string (fp, raid_layout_name (st->level, st->layout, layout,
+                                     sizeof layout));
   fprintf (fp, ", \"chunk_bytes\": %" PRIu64 ", \"array_bytes\": %" PRIu64
            ", \"member_bytes\": %" PRIu64 ", \"members\": %u"
            ", \"working\": %u, \"state\": ", st->chunk_bytes,

@@ -139,8 +139,7 @@ plugin_get_ready (void)
   g = raid_geometry (array);
   nbdkit_debug ("array %s: RAID%d %s, %u members, chunk %" PRIu64
                 ", %" PRIu64 " bytes", cfg.name, g->level,
-                geometry_layout_name (g->level, g->layout, layout,
-                                      sizeof layout),
+                raid_layout_name (g->level, g->layout, layout, sizeof layout),
                 g->members, g->chunk_bytes, g->array_bytes);
   if (!raid_clean (array))
     nbdkit_debug ("array %s needs a resync: it will run in the background",

@@ -80,7 +80,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   md_uuid_format (a->slots[a->reference].sb.set_uuid, st->uuid);
   st->level = a->geo.level;
   st->layout = a->geo.layout;
-  st->chunk_bytes = a->geo.level == 1 ? 0 : a->geo.chunk_bytes;
+  st->chunk_bytes = a->geo.lvl->has_chunk ? a->geo.chunk_bytes : 0;
   st->members = a->geo.members;
   st->array_bytes = a->geo.array_bytes;
   st->member_bytes = a->geo.member_bytes;
@@ -91,7 +91,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   st->events = a->slots[a->reference].sb.events;
   for (i = 0; i < a->geo.members; i++) {
     describe (&st->dev[st->ndevices++], a, &a->slots[i], (int) i);
-    st->failed |= a->geo.level == 0 &&
+    st->failed |= a->geo.tolerates == 0 &&
       st->dev[i].state != RAID_DEV_ACTIVE;
   }
   for (i = 0; i < a->nspares; i++)

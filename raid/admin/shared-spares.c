@@ -140,7 +140,7 @@ wants_spare (const struct raid_array *a)
   unsigned i;
   bool empty = false;
 
-  if (a->readonly || a->failed || a->geo.level == 0)
+  if (a->readonly || a->failed || a->geo.tolerates == 0)
     return false;
   for (i = 0; i < a->geo.members; i++)
     empty |= slot_state (&a->slots[i]) == SLOT_FAULTY ||

@@ -177,6 +177,7 @@ static int
 check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
                 char *err, size_t errlen)
 {
+  const struct raid_level *l = raid_level_find (cfg->level);
   char c[32], s[32];
 
   if (sb->level != cfg->level)
@@ -187,14 +188,12 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
     return refuse (err, errlen, "%s: lists %u members but the superblocks "
                    "say the array has %u", cfg->file, cfg->nmembers,
                    sb->raid_disks);
-  if (sb->level != 0 && sb->level != 1 && sb->layout != cfg->layout)
+  if (l->layouts && sb->layout != cfg->layout)
     return refuse (err, errlen, "%s:%d: layout is %s but the superblocks "
                    "say %s", cfg->file, cfg->layout_line,
-                   geometry_layout_name (cfg->level, cfg->layout, c,
-                                         sizeof c),
-                   geometry_layout_name (sb->level, sb->layout, s,
-                                         sizeof s));
-  if (sb->level != 1 && (uint64_t) sb->chunk_sectors * 512 != cfg->chunk_bytes)
+                   raid_layout_name (cfg->level, cfg->layout, c, sizeof c),
+                   raid_layout_name (sb->level, sb->layout, s, sizeof s));
+  if (l->has_chunk && (uint64_t) sb->chunk_sectors * 512 != cfg->chunk_bytes)
     return refuse (err, errlen, "%s:%d: chunk is %" PRIu64 "K but the "
                    "superblocks say %uK", cfg->file, cfg->chunk_line,
                    cfg->chunk_bytes / 1024, sb->chunk_sectors / 2);
@@ -403,7 +402,7 @@ check_data_areas (const struct raid_array *a, char *err, size_t errlen)
                      PRIu64 "-byte member, the array uses %" PRIu64,
                      s->path, data_bytes, s->data_offset_bytes,
                      s->io->size_bytes, g->member_bytes);
-    if (g->level == 0 &&
+    if (g->lvl->zoned &&
         data_bytes / g->chunk_bytes * g->chunk_bytes != g->member_bytes)
       return refuse (err, errlen, "%s: RAID0 members of unequal data size "
                      "(md's multi-zone RAID0) are not supported", s->path);
@@ -604,7 +603,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   a->geo.layout = ref->layout;
   a->geo.chunk_bytes = (uint64_t) ref->chunk_sectors * 512;
   a->geo.member_bytes = ref->size_sectors * 512;
-  if (ref->level == 0 && ref->size_sectors == 0)
+  if (raid_level_find (ref->level)->zoned && ref->size_sectors == 0)
     a->geo.member_bytes = raid0_member_bytes (a);
   if (geometry_init (&a->geo, err, errlen) == -1 ||
       check_data_areas (a, err, errlen) ||

@@ -21,8 +21,9 @@
 #include "create-undo.h"
 #include "superblock-io.h"
 
-/* md's RAID1 has no chunk; mdadm still rounds its size to 64 KiB. */
-#define RAID1_ROUND_BYTES (64 * 1024)
+/* A level without a chunk (RAID1): mdadm still rounds its size to
+ * 64 KiB. */
+#define UNCHUNKED_ROUND_BYTES (64 * 1024)
 #define SECTOR 512ULL
 
 struct creation {
@@ -300,7 +301,8 @@ plan_geometry (struct creation *c, struct raid_geometry *g,
                uint64_t *data_offset)
 {
   const struct raid_config *cfg = c->cfg;
-  uint64_t round = cfg->level == 1 ? RAID1_ROUND_BYTES : cfg->chunk_bytes;
+  const struct raid_level *l = raid_level_find (cfg->level);
+  uint64_t round = l->has_chunk ? cfg->chunk_bytes : UNCHUNKED_ROUND_BYTES;
   uint64_t smallest = UINT64_MAX, need;
   unsigned i, which = 0;
 
@@ -317,7 +319,7 @@ plan_geometry (struct creation *c, struct raid_geometry *g,
                    "needs at least %" PRIu64 " (%" PRIu64 " for the "
                    "superblock area and one %s)", spec_of (c, which)->path,
                    smallest, need, *data_offset,
-                   cfg->level == 1 ? "64K unit" : "chunk");
+                   l->has_chunk ? "chunk" : "64K unit");
   for (i = 0; i < c->n; i++)
     if (c->members[i] && c->members[i]->size_bytes != smallest) {
       note (c, "members differ in size; using the smallest, %s: %" PRIu64
@@ -454,7 +456,7 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   snprintf (sb->set_name, sizeof sb->set_name, "%s", cfg->name);
   sb->ctime = sb->utime = md_time_now ();
   sb->level = cfg->level;
-  sb->layout = cfg->level == 0 || cfg->level == 1 ? 0 : cfg->layout;
+  sb->layout = g->lvl->layouts ? cfg->layout : 0;
   sb->size_sectors = g->member_bytes / SECTOR;
   sb->chunk_sectors = (uint32_t) (cfg->chunk_bytes / SECTOR);
   sb->raid_disks = cfg->nmembers;
@@ -491,8 +493,8 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
     if ((int) i == c->rebuild)
       sb->feature_map |= MD_FEATURE_RECOVERY_OFFSET;
     random_uuid (sb->device_uuid);
-    /* RAID0: equal data sizes, so md sees a single zone. */
-    sb->data_size_sectors = cfg->level == 0 ? g->member_bytes / SECTOR
+    /* Zoned (RAID0): equal data sizes, so md sees a single zone. */
+    sb->data_size_sectors = g->lvl->zoned ? g->member_bytes / SECTOR
       : (m->size_bytes - data_offset) / SECTOR;
     if (undo_save (c->undo, m, MD_SB_OFFSET_BYTES, written) == -1 ||
         (image && m->ops->pwrite (m, image, image_bytes, MD_SB_OFFSET_BYTES

@@ -19,6 +19,7 @@
 #include "config-file.h"
 #include "geometry.h"
 #include "member.h"
+#include "raid.h"
 
 struct parse_state {
   struct raid_config *top;
@@ -252,8 +253,11 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     cfg->name = strdup (value);
   }
   else if (strcmp (name, "level") == 0) {
-    if (geometry_parse_level (value, &cfg->level) == -1)
+    const struct raid_level *l = raid_level_parse (value);
+
+    if (!l)
       return fail (st, "level '%s' is not one of 0, 1, 5, 6, 10", value);
+    cfg->level = l->md_level;
     cfg->level_line = st->line;
   }
   else if (strcmp (name, "layout") == 0) {
@@ -481,6 +485,7 @@ static void
 check_config (struct parse_state *st)
 {
   struct raid_config *cfg = st->cfg;
+  const struct raid_level *l;
   unsigned min;
   char lname[32];
 
@@ -492,28 +497,26 @@ check_config (struct parse_state *st)
       fail (st, "[array %s] level is missing", cfg->name);
     return;
   }
+  l = raid_level_find (cfg->level);
   st->line = cfg->layout_line;
   if (cfg->layout_line) {
-    if (cfg->level == 0 || cfg->level == 1) {
+    if (!l->layouts) {
       fail (st, "layout does not apply to RAID%d", cfg->level);
       return;
     }
-    if (geometry_parse_layout (cfg->level, cfg->layout_name, &cfg->layout)
-        == -1)
+    if (l->parse_layout (cfg->layout_name, &cfg->layout) == -1)
       fail (st, "layout '%s' is not a RAID%d layout (%s)",
-                   cfg->layout_name, cfg->level, cfg->level == 10
-                   ? "n2, n3, f2, o2" : "left-asymmetric, right-asymmetric, "
-                   "left-symmetric, right-symmetric");
+            cfg->layout_name, cfg->level, l->layouts);
     if (st->failed)
       return;
   }
   else
-    cfg->layout = geometry_default_layout (cfg->level);
+    cfg->layout = l->default_layout;
 
   st->line = cfg->chunk_line;
-  if (cfg->level == 1) {
+  if (!l->has_chunk) {
     if (cfg->chunk_line) {
-      fail (st, "chunk does not apply to RAID1");
+      fail (st, "chunk does not apply to RAID%d", cfg->level);
       return;
     }
     cfg->chunk_bytes = 0;
@@ -535,17 +538,17 @@ check_config (struct parse_state *st)
       return;
   }
 
-  /* md keeps no bitmap for RAID0: nothing to resync. */
-  if (cfg->level == 0)
+  /* md keeps no bitmap where there is nothing to resync. */
+  if (l->tolerates (cfg->layout, cfg->nmembers) == 0)
     cfg->bitmap = false;
 
   st->line = cfg->level_line;
-  min = geometry_min_members (cfg->level, cfg->layout);
+  min = l->min_members (cfg->layout);
   if (cfg->nmembers < min)
     fail (st, "RAID%d %s needs at least %u members; [members] lists "
-                 "%u", cfg->level,
-                 geometry_layout_name (cfg->level, cfg->layout, lname,
-                                       sizeof lname), min, cfg->nmembers);
+          "%u", cfg->level,
+          raid_layout_name (cfg->level, cfg->layout, lname, sizeof lname),
+          min, cfg->nmembers);
 }
 
 /* Does g contain target, through its "array:" members?  depth bounds

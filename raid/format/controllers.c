@@ -188,8 +188,9 @@ controllers_arrange (const struct raid_geometry *g,
   interleave (cfg, order);
   if (controllers_survive (g, cfg, order, why, sizeof why) == 1)
     return 0;
-  /* Parity and RAID1 survive or not by counts alone. */
-  if (g->parity_members || g->level == 1)
+  /* Parity, and copies on every member (RAID1), survive or not by
+   * counts alone. */
+  if (g->parity_members || g->copies == g->members)
     return -1;
   /* Otherwise a bounded random search (xorshift, fixed seed). */
   for (attempt = 0; attempt < 20000; attempt++) {

@@ -1,4 +1,4 @@
-/* nbdraid: geometry set-up, validation, and level/layout names. */
+/* nbdraid: geometry set-up and validation, and which members survive. */
 #include <config.h>
 
 #include <inttypes.h>
@@ -8,172 +8,53 @@
 #include <strings.h>
 
 #include "geometry.h"
+#include "raid.h"
 
-static const struct {
-  const char *name;
-  uint32_t layout;
-} parity_layouts[] = {
-  { "left-asymmetric", LAYOUT_LEFT_ASYMMETRIC },
-  { "right-asymmetric", LAYOUT_RIGHT_ASYMMETRIC },
-  { "left-symmetric", LAYOUT_LEFT_SYMMETRIC },
-  { "right-symmetric", LAYOUT_RIGHT_SYMMETRIC },
-  /* mdadm's short spellings */
-  { "la", LAYOUT_LEFT_ASYMMETRIC },
-  { "ra", LAYOUT_RIGHT_ASYMMETRIC },
-  { "ls", LAYOUT_LEFT_SYMMETRIC },
-  { "rs", LAYOUT_RIGHT_SYMMETRIC },
-};
-#define N_PARITY_LAYOUTS 4      /* the long names come first */
-
-static bool
-is_parity (int level)
-{
-  return level == 5 || level == 6;
-}
-
-int
-geometry_parse_level (const char *s, int *level)
-{
-  if (strncasecmp (s, "raid", 4) == 0)
-    s += 4;
-  if (strcmp (s, "0") == 0 || strcmp (s, "1") == 0 || strcmp (s, "5") == 0 ||
-      strcmp (s, "6") == 0 || strcmp (s, "10") == 0) {
-    *level = atoi (s);
-    return 0;
-  }
-  return -1;
-}
-
-uint32_t
-geometry_default_layout (int level)
-{
-  if (is_parity (level))
-    return LAYOUT_LEFT_SYMMETRIC;
-  if (level == 10)
-    return RAID10_LAYOUT (2, 1, false);
-  return 0;
-}
-
-int
-geometry_parse_layout (int level, const char *s, uint32_t *layout)
-{
-  size_t i;
-
-  if (is_parity (level)) {
-    for (i = 0; i < sizeof parity_layouts / sizeof parity_layouts[0]; i++)
-      if (strcasecmp (s, parity_layouts[i].name) == 0) {
-        *layout = parity_layouts[i].layout;
-        return 0;
-      }
-    return -1;
-  }
-  if (level == 10) {
-    char kind = s[0], *end;
-    long copies;
-
-    if (kind != 'n' && kind != 'f' && kind != 'o')
-      return -1;
-    copies = strtol (s + 1, &end, 10);
-    if (end == s + 1 || *end || copies < 2 || copies > 8)
-      return -1;
-    *layout = kind == 'n' ? RAID10_LAYOUT (copies, 1, false)
-      : RAID10_LAYOUT (1, copies, kind == 'o');
-    return 0;
-  }
-  return -1;
-}
-
-const char *
-geometry_layout_name (int level, uint32_t layout, char *buf, size_t len)
-{
-  unsigned near = layout & 0xff, far = (layout >> 8) & 0xff;
-
-  if (is_parity (level) && layout < N_PARITY_LAYOUTS)
-    snprintf (buf, len, "%s", parity_layouts[layout].name);
-  else if (level == 10 && (layout >> 17) == 0 && near >= 1 && far >= 1 &&
-           (near == 1 || far == 1))
-    snprintf (buf, len, "%c%u", far == 1 ? 'n' : (layout & (1 << 16)) ? 'o'
-              : 'f', far == 1 ? near : far);
-  else if (level == 0 || level == 1)
-    snprintf (buf, len, "-");
-  else
-    snprintf (buf, len, "unknown layout 0x%x", layout);
-  return buf;
-}
-
-unsigned
-geometry_min_members (int level, uint32_t layout)
-{
-  switch (level) {
-  case 6:
-    return 4;
-  case 10:
-    return (layout & 0xff) * ((layout >> 8) & 0xff);
-  default:
-    return 2;
-  }
-}
-
-static int
-init_raid10 (struct raid_geometry *g, char *err, size_t errlen)
+/* md raid10.c: raid10_size() and calc_sectors(). */
+static void
+init_raid10 (struct raid_geometry *g)
 {
   uint64_t member_units = g->member_bytes / g->unit_bytes;
   uint64_t array_units, used_units;
-  char name[32];
 
   g->near = g->layout & 0xff;
   g->far = (g->layout >> 8) & 0xff;
   g->far_offset = (g->layout >> 16) & 1;
-  /* md's setup_conf() needs at least two copies. */
-  if ((g->layout >> 17) != 0 || g->near < 1 || g->far < 1 ||
-      (g->near > 1 && g->far > 1) || g->near * g->far < 2) {
-    snprintf (err, errlen, "RAID10 layout %s is not supported (n2, n3, f2, "
-              "o2 and similar are)",
-              geometry_layout_name (10, g->layout, name, sizeof name));
-    return -1;
-  }
   g->copies = g->near * g->far;
-  /* md raid10.c: raid10_size() and calc_sectors(). */
   array_units = member_units / g->far * g->members / g->near;
   used_units = (array_units * g->copies + g->members - 1) / g->members;
   g->far_stride_units = g->far_offset ? 1 : used_units / g->far;
   g->array_bytes = array_units * g->unit_bytes;
-  return 0;
 }
 
 int
 geometry_init (struct raid_geometry *g, char *err, size_t errlen)
 {
+  const struct raid_level *l = raid_level_find (g->level);
   unsigned min;
   char name[32];
 
-  if (g->level != 0 && g->level != 1 && !is_parity (g->level) &&
-      g->level != 10) {
+  if (!l) {
     snprintf (err, errlen, "RAID level %d is not supported (0, 1, 5, 6 and "
               "10 are)", g->level);
     return -1;
   }
-  if (is_parity (g->level) && g->layout >= N_PARITY_LAYOUTS) {
-    snprintf (err, errlen, "RAID%d layout %u is not supported (left- and "
-              "right-, a- and symmetric are)", g->level, g->layout);
+  if (!l->name_layout (g->layout, name, sizeof name)) {
+    if (l->layouts)
+      snprintf (err, errlen, "RAID%d layout %u is not supported (%s are)",
+                g->level, g->layout, l->layouts);
+    else
+      snprintf (err, errlen, "RAID%d layout %u is not supported",
+                g->level, g->layout);
     return -1;
   }
-  /* RAID0's layout (original or alternate, feature 0x1000) only matters
-   * for md's multi-zone RAID0, which assembly refuses. */
-  if ((g->level == 0 && g->layout > 2) || (g->level == 1 && g->layout)) {
-    snprintf (err, errlen, "RAID%d layout %u is not supported",
-              g->level, g->layout);
-    return -1;
-  }
-  min = geometry_min_members (g->level, g->layout);
+  min = l->min_members (g->layout);
   if (g->members < min || g->members > RAID_MAX_MEMBERS) {
     snprintf (err, errlen, "RAID%d %s needs %u to %u members, not %u",
-              g->level, geometry_layout_name (g->level, g->layout, name,
-                                              sizeof name),
-              min, RAID_MAX_MEMBERS, g->members);
+              g->level, name, min, RAID_MAX_MEMBERS, g->members);
     return -1;
   }
-  if (g->level == 1)
+  if (!l->has_chunk)
     g->unit_bytes = RAID1_UNIT_BYTES;
   else {
     if (g->chunk_bytes < RAID_MIN_CHUNK_BYTES ||
@@ -196,27 +77,25 @@ geometry_init (struct raid_geometry *g, char *err, size_t errlen)
     return -1;
   }
 
+  g->lvl = l;
+  g->tolerates = l->tolerates (g->layout, g->members);
+  g->parity_members = l->parity_members;
+  g->data_members = g->members - g->parity_members;
   g->copies = 1;
-  g->parity_members = 0;
-  g->data_members = g->members;
+  g->array_bytes = g->member_bytes * g->data_members;
+  /* The copies family: md's raid1.c and raid10.c. */
   switch (g->level) {
-  case 0:
-    g->array_bytes = g->member_bytes * g->members;
-    return 0;
   case 1:
     g->copies = g->members;
     g->data_members = 1;
     g->array_bytes = g->member_bytes;
-    return 0;
+    break;
   case 10:
     g->data_members = 1;
-    return init_raid10 (g, err, errlen);
-  default:
-    g->parity_members = g->level == 5 ? 1 : 2;
-    g->data_members = g->members - g->parity_members;
-    g->array_bytes = g->member_bytes * g->data_members;
-    return 0;
+    init_raid10 (g);
+    break;
   }
+  return 0;
 }
 
 static bool

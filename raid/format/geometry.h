@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct raid_level;
+
 #define RAID_MAX_MEMBERS 128
 /* RAID1 has no chunk in md; we split requests at this unit so reads
  * spread over the copies. */
@@ -39,10 +41,12 @@ struct raid_geometry {
   uint64_t member_bytes;        /* used bytes of each member's data area */
 
   /* Derived by geometry_init. */
+  const struct raid_level *lvl; /* the level table's entry */
   uint64_t unit_bytes;          /* split unit: chunk, or RAID1_UNIT_BYTES */
   unsigned data_members;        /* parity: data chunks per stripe */
   unsigned parity_members;      /* 0 (copies family), 1 or 2 */
   unsigned copies;              /* copies family: places per chunk */
+  unsigned tolerates;           /* members that may fail, any of them */
   unsigned near, far;           /* RAID10 */
   bool far_offset;
   uint64_t far_stride_units;    /* RAID10: member chunks between far copies */
@@ -71,9 +75,6 @@ struct stripe_map {
  * with the reason in err. */
 int geometry_init (struct raid_geometry *g, char *err, size_t errlen);
 
-/* Smallest member count the level and layout allow. */
-unsigned geometry_min_members (int level, uint32_t layout);
-
 /* Copies family (RAID0, RAID1, RAID10): every place holding array unit
  * `unit`, primary copy first.  Returns g->copies. */
 unsigned geometry_unit_places (const struct raid_geometry *g, uint64_t unit,
@@ -99,13 +100,5 @@ uint64_t geometry_sync_bytes (const struct raid_geometry *g);
  * (a bitmask, as in member-set.h: bit m of gone[m / 64]). */
 bool geometry_survives (const struct raid_geometry *g,
                         const uint64_t *gone);
-
-/* Parsing and naming of levels and layouts, as mdadm spells them. */
-int geometry_parse_level (const char *s, int *level);
-int geometry_parse_layout (int level, const char *s, uint32_t *layout);
-uint32_t geometry_default_layout (int level);
-/* Writes the layout name ("left-symmetric", "n2", "-") into buf. */
-const char *geometry_layout_name (int level, uint32_t layout, char *buf,
-                                  size_t len);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "geometry.h"
 #include "le.h"
+#include "raid.h"
 #include "superblock.h"
 
 /* Offsets of the fields in the on-disk superblock. */
@@ -266,9 +267,12 @@ check_bitmap_place (const struct md_superblock *sb, char *err, size_t errlen)
 uint64_t
 md_sb_member_bytes (const struct md_superblock *sb)
 {
+  const struct raid_level *l = raid_level_find (sb->level);
   uint64_t chunk = (uint64_t) sb->chunk_sectors * 512, bytes;
 
-  if (sb->level != 0 || sb->size_sectors != 0 || chunk == 0 ||
+  /* A zoned level (md's RAID0) may record no used size: it uses each
+   * member's whole data area, in whole chunks. */
+  if (!l || !l->zoned || sb->size_sectors != 0 || chunk == 0 ||
       sb->data_size_sectors > UINT64_MAX / 512)
     return sb->size_sectors * 512;
   bytes = sb->data_size_sectors * 512;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "geometry.h"
+#include "raid.h"
 #include "test-report.h"
 
 #define SECTOR 512
@@ -35,7 +36,7 @@ describe (const struct raid_geometry *g, char *buf, size_t len)
     snprintf (chunk, sizeof chunk, " chunk=%" PRIu64 "K",
               g->chunk_bytes / 1024);
   snprintf (buf, len, "raid%d %s n=%u%s member=%" PRIu64 "K", g->level,
-            geometry_layout_name (g->level, g->layout, name, sizeof name),
+            raid_layout_name (g->level, g->layout, name, sizeof name),
             g->members, chunk, g->member_bytes / 1024);
   return buf;
 }
@@ -604,7 +605,7 @@ check_all_arrays (uint64_t *units)
   return arrays;
 }
 
-/* ---- refusals and names ------------------------------------------- */
+/* ---- refusals ---------------------------------------------------- */
 
 static void
 check_refused (const char *what, int level, uint32_t layout,
@@ -663,120 +664,21 @@ check_refusals (void)
   return ELEMS (bad);
 }
 
-static void
-check_level_name (const char *s, int want)
-{
-  int level = -99;
-  int r = geometry_parse_level (s, &level);
-
-  if (want == -1 && r == 0)
-    fail ("geometry_parse_level accepted \"%s\" as %d", s, level);
-  else if (want != -1 && (r != 0 || level != want))
-    fail ("geometry_parse_level (\"%s\"): returned %d, level %d; want %d",
-          s, r, level, want);
-}
-
-/* name -> layout -> name, and the layout is what md calls it. */
-static void
-check_layout_name (int level, const char *s, int64_t want,
-                   const char *canonical)
-{
-  uint32_t layout = 0xdeadbeef;
-  int r = geometry_parse_layout (level, s, &layout);
-  char buf[64];
-
-  if (want == -1) {
-    if (r == 0)
-      fail ("geometry_parse_layout (%d, \"%s\") accepted it as 0x%x",
-            level, s, layout);
-    return;
-  }
-  if (r != 0 || layout != want) {
-    fail ("geometry_parse_layout (%d, \"%s\"): returned %d, layout 0x%x; "
-          "want 0x%" PRIx64, level, s, r, layout, want);
-    return;
-  }
-  geometry_layout_name (level, layout, buf, sizeof buf);
-  if (strcmp (buf, canonical) != 0)
-    fail ("geometry_layout_name (%d, 0x%x) is \"%s\", want \"%s\"",
-          level, layout, buf, canonical);
-}
-
-static unsigned
-check_names (void)
-{
-  static const struct {
-    const char *s;
-    int level;
-  } levels[] = {
-    { "0", 0 }, { "1", 1 }, { "5", 5 }, { "6", 6 }, { "10", 10 },
-    { "raid0", 0 }, { "raid1", 1 }, { "RAID5", 5 }, { "raid6", 6 },
-    { "raid10", 10 },
-    { "4", -1 }, { "raid4", -1 }, { "", -1 }, { "raid", -1 },
-    { "100", -1 }, { "linear", -1 }, { "-1", -1 }, { "5 ", -1 },
-  };
-  static const struct {
-    int level;
-    const char *s;
-    int64_t want;
-    const char *canonical;
-  } layouts[] = {
-    { 5, "left-asymmetric", 0, "left-asymmetric" },
-    { 5, "right-asymmetric", 1, "right-asymmetric" },
-    { 5, "left-symmetric", 2, "left-symmetric" },
-    { 5, "right-symmetric", 3, "right-symmetric" },
-    { 5, "la", 0, "left-asymmetric" }, { 5, "ra", 1, "right-asymmetric" },
-    { 5, "ls", 2, "left-symmetric" }, { 5, "rs", 3, "right-symmetric" },
-    { 6, "left-asymmetric", 0, "left-asymmetric" },
-    { 6, "right-asymmetric", 1, "right-asymmetric" },
-    { 6, "left-symmetric", 2, "left-symmetric" },
-    { 6, "right-symmetric", 3, "right-symmetric" },
-    { 10, "n2", 0x102, "n2" }, { 10, "n3", 0x103, "n3" },
-    { 10, "f2", 0x201, "f2" }, { 10, "f3", 0x301, "f3" },
-    { 10, "o2", 0x10201, "o2" }, { 10, "o3", 0x10301, "o3" },
-    { 5, "parity-first", -1, NULL }, { 5, "", -1, NULL },
-    { 6, "n2", -1, NULL }, { 10, "left-symmetric", -1, NULL },
-    { 10, "n1", -1, NULL }, { 10, "x2", -1, NULL }, { 10, "n", -1, NULL },
-    { 10, "n2x", -1, NULL }, { 10, "f9", -1, NULL }, { 10, "", -1, NULL },
-    { 0, "n2", -1, NULL }, { 1, "left-symmetric", -1, NULL },
-  };
-  char buf[64];
-  size_t i;
-
-  for (i = 0; i < ELEMS (levels); i++)
-    check_level_name (levels[i].s, levels[i].level);
-  for (i = 0; i < ELEMS (layouts); i++)
-    check_layout_name (layouts[i].level, layouts[i].s, layouts[i].want,
-                       layouts[i].canonical);
-  for (i = 0; i <= 1; i++)
-    if (strcmp (geometry_layout_name ((int) i, 0, buf, sizeof buf), "-"))
-      fail ("geometry_layout_name (%zu, 0) is \"%s\", want \"-\"", i, buf);
-  /* mdadm's defaults (md-format.md) */
-  if (geometry_default_layout (5) != LAYOUT_LEFT_SYMMETRIC ||
-      geometry_default_layout (6) != LAYOUT_LEFT_SYMMETRIC ||
-      geometry_default_layout (10) != 0x102)
-    fail ("default layouts are %u, %u, 0x%x; want 2, 2, 0x102",
-          geometry_default_layout (5), geometry_default_layout (6),
-          geometry_default_layout (10));
-  return ELEMS (levels) + ELEMS (layouts);
-}
-
 int
 main (void)
 {
   uint64_t units = 0;
-  unsigned arrays, refusals, names;
+  unsigned arrays, refusals;
 
   arrays = check_all_arrays (&units);
   refusals = check_refusals ();
-  names = check_names ();
   if (failures) {
     printf ("test-geometry: %u failures\n", failures);
     return EXIT_FAILURE;
   }
   printf ("test-geometry: %u arrays (RAID0/1/5/6/10, 2-16 members, chunks "
           "4K-1M) and %" PRIu64 " units match md's model, no place "
-          "collides; %u bad geometries refused; %u names round-trip\n",
-          arrays, units, refusals, names);
+          "collides; %u bad geometries refused\n", arrays, units,
+          refusals);
   return EXIT_SUCCESS;
 }

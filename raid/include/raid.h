@@ -15,6 +15,42 @@
 #include "config-file.h"
 #include "geometry.h"
 
+/* What an md level is, from the engine's one level table
+ * (raid/format/level.c).  Every question of the kind "does this level
+ * have a chunk" asks it. */
+struct raid_level {
+  int md_level;                 /* as the superblock says it */
+  const char *name;             /* "raid6", as mdadm says it */
+  bool has_chunk;               /* RAID1 has none */
+  /* md's RAID0: each member's whole data area is used, in zones where
+   * members differ; its superblocks record no used size. */
+  bool zoned;
+  unsigned parity_members;      /* RAID5 1, RAID6 2; else 0 */
+  /* mdadm's names of its layouts, for messages; NULL: the level has no
+   * layout to choose. */
+  const char *layouts;
+  uint32_t default_layout;
+  /* mdadm's spelling to md's layout word: 0, or -1 if not the level's
+   * (NULL when layouts is). */
+  int (*parse_layout) (const char *s, uint32_t *layout);
+  /* md's layout word to mdadm's spelling ("-" for none): false if it
+   * is not a layout the engine serves. */
+  bool (*name_layout) (uint32_t layout, char *buf, size_t len);
+  unsigned (*min_members) (uint32_t layout);
+  /* How many members may fail, whichever they are, with every byte
+   * still readable. */
+  unsigned (*tolerates) (uint32_t layout, unsigned members);
+};
+
+/* The level md calls md_level: NULL if the engine does not serve it. */
+const struct raid_level *raid_level_find (int md_level);
+/* "6", "raid6" or "RAID6": NULL if none. */
+const struct raid_level *raid_level_parse (const char *s);
+/* mdadm's name of a level's layout ("left-symmetric", "n2", "-"), or
+ * "unknown layout 0x..", written into buf. */
+const char *raid_layout_name (int md_level, uint32_t layout, char *buf,
+                              size_t len);
+
 struct raid_array;
 
 enum raid_log_level { RAID_LOG_DEBUG, RAID_LOG_INFO, RAID_LOG_ERROR };

@@ -1,0 +1,243 @@
+/* nbdraid: the level table, the one place that knows what each md
+ * level is: its names, whether it has a chunk and layouts, how many
+ * members it needs and how many it can lose (raid.h).
+ *
+ * Layout words and names are md's and mdadm's: drivers/md/raid5.h
+ * ALGORITHM_*, drivers/md/raid10.c (near | far << 8 | offset << 16),
+ * mdadm's maps.c r5layout and Grow.c for the short spellings.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "geometry.h"
+#include "raid.h"
+
+static const struct {
+  const char *name;
+  uint32_t layout;
+} parity_layouts[] = {
+  { "left-asymmetric", LAYOUT_LEFT_ASYMMETRIC },
+  { "right-asymmetric", LAYOUT_RIGHT_ASYMMETRIC },
+  { "left-symmetric", LAYOUT_LEFT_SYMMETRIC },
+  { "right-symmetric", LAYOUT_RIGHT_SYMMETRIC },
+  /* mdadm's short spellings */
+  { "la", LAYOUT_LEFT_ASYMMETRIC },
+  { "ra", LAYOUT_RIGHT_ASYMMETRIC },
+  { "ls", LAYOUT_LEFT_SYMMETRIC },
+  { "rs", LAYOUT_RIGHT_SYMMETRIC },
+};
+#define N_PARITY_LAYOUTS 4      /* the long names come first */
+
+static int
+parity_parse_layout (const char *s, uint32_t *layout)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof parity_layouts / sizeof parity_layouts[0]; i++)
+    if (strcasecmp (s, parity_layouts[i].name) == 0) {
+      *layout = parity_layouts[i].layout;
+      return 0;
+    }
+  return -1;
+}
+
+static bool
+parity_name_layout (uint32_t layout, char *buf, size_t len)
+{
+  if (layout >= N_PARITY_LAYOUTS)
+    return false;
+  snprintf (buf, len, "%s", parity_layouts[layout].name);
+  return true;
+}
+
+static unsigned
+near_copies (uint32_t layout)
+{
+  return layout & 0xff;
+}
+
+static unsigned
+far_copies (uint32_t layout)
+{
+  return (layout >> 8) & 0xff;
+}
+
+/* md's setup_conf() needs at least two copies; near and far together,
+ * and the bits above the offset flag, are layouts we do not serve. */
+static bool
+raid10_serves (uint32_t layout)
+{
+  unsigned near = near_copies (layout), far = far_copies (layout);
+
+  return (layout >> 17) == 0 && near >= 1 && far >= 1 &&
+    (near == 1 || far == 1) && near * far >= 2;
+}
+
+/* "n2" (near), "f2" (far), "o2" (offset), 2 to 8 copies. */
+static int
+raid10_parse_layout (const char *s, uint32_t *layout)
+{
+  char kind = s[0], *end;
+  long copies;
+
+  if (kind != 'n' && kind != 'f' && kind != 'o')
+    return -1;
+  copies = strtol (s + 1, &end, 10);
+  if (end == s + 1 || *end || copies < 2 || copies > 8)
+    return -1;
+  *layout = kind == 'n' ? RAID10_LAYOUT (copies, 1, false)
+    : RAID10_LAYOUT (1, copies, kind == 'o');
+  return 0;
+}
+
+static bool
+raid10_name_layout (uint32_t layout, char *buf, size_t len)
+{
+  unsigned far = far_copies (layout);
+
+  if (!raid10_serves (layout))
+    return false;
+  snprintf (buf, len, "%c%u", far == 1 ? 'n' : (layout & (1 << 16)) ? 'o'
+            : 'f', far == 1 ? near_copies (layout) : far);
+  return true;
+}
+
+/* RAID0's layout (original or alternate, feature 0x1000) only matters
+ * for md's multi-zone RAID0, which assembly refuses. */
+static bool
+raid0_name_layout (uint32_t layout, char *buf, size_t len)
+{
+  snprintf (buf, len, "-");
+  return layout <= 2;
+}
+
+static bool
+raid1_name_layout (uint32_t layout, char *buf, size_t len)
+{
+  snprintf (buf, len, "-");
+  return layout == 0;
+}
+
+static unsigned
+at_least_two (uint32_t layout)
+{
+  return 2;
+}
+
+static unsigned
+at_least_four (uint32_t layout)
+{
+  return 4;
+}
+
+static unsigned
+raid10_min_members (uint32_t layout)
+{
+  return near_copies (layout) * far_copies (layout);
+}
+
+static unsigned
+tolerates_none (uint32_t layout, unsigned members)
+{
+  return 0;
+}
+
+static unsigned
+tolerates_one (uint32_t layout, unsigned members)
+{
+  return 1;
+}
+
+static unsigned
+tolerates_all_but_one (uint32_t layout, unsigned members)
+{
+  return members - 1;
+}
+
+static unsigned
+tolerates_two (uint32_t layout, unsigned members)
+{
+  return 2;
+}
+
+/* Any copies - 1 members may go: each unit's copies sit on distinct
+ * members.  More may go when they hold different units. */
+static unsigned
+raid10_tolerates (uint32_t layout, unsigned members)
+{
+  return raid10_min_members (layout) - 1;
+}
+
+static const struct raid_level levels[] = {
+  {
+    .md_level = 0, .name = "raid0", .has_chunk = true, .zoned = true,
+    .name_layout = raid0_name_layout, .min_members = at_least_two,
+    .tolerates = tolerates_none,
+  },
+  {
+    .md_level = 1, .name = "raid1",
+    .name_layout = raid1_name_layout, .min_members = at_least_two,
+    .tolerates = tolerates_all_but_one,
+  },
+  {
+    .md_level = 5, .name = "raid5", .has_chunk = true, .parity_members = 1,
+    .layouts = "left-asymmetric, right-asymmetric, left-symmetric, "
+               "right-symmetric",
+    .default_layout = LAYOUT_LEFT_SYMMETRIC,
+    .parse_layout = parity_parse_layout, .name_layout = parity_name_layout,
+    .min_members = at_least_two, .tolerates = tolerates_one,
+  },
+  {
+    .md_level = 6, .name = "raid6", .has_chunk = true, .parity_members = 2,
+    .layouts = "left-asymmetric, right-asymmetric, left-symmetric, "
+               "right-symmetric",
+    .default_layout = LAYOUT_LEFT_SYMMETRIC,
+    .parse_layout = parity_parse_layout, .name_layout = parity_name_layout,
+    .min_members = at_least_four, .tolerates = tolerates_two,
+  },
+  {
+    .md_level = 10, .name = "raid10", .has_chunk = true,
+    .layouts = "n2, n3, f2, o2",
+    .default_layout = RAID10_LAYOUT (2, 1, false),
+    .parse_layout = raid10_parse_layout, .name_layout = raid10_name_layout,
+    .min_members = raid10_min_members, .tolerates = raid10_tolerates,
+  },
+};
+
+const struct raid_level *
+raid_level_find (int md_level)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (levels[i].md_level == md_level)
+      return &levels[i];
+  return NULL;
+}
+
+const struct raid_level *
+raid_level_parse (const char *s)
+{
+  size_t i;
+
+  if (strncasecmp (s, "raid", 4) == 0)
+    s += 4;
+  for (i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (strcmp (s, levels[i].name + 4) == 0)
+      return &levels[i];
+  return NULL;
+}
+
+const char *
+raid_layout_name (int md_level, uint32_t layout, char *buf, size_t len)
+{
+  const struct raid_level *l = raid_level_find (md_level);
+
+  if (!l || !l->name_layout (layout, buf, len))
+    snprintf (buf, len, "unknown layout 0x%x", layout);
+  return buf;
+}
