@@ -23,7 +23,7 @@
 
 #include "commands.h"
 #include "config-file.h"
-#include "member.h"
+#include "raid.h"
 
 struct request {
   const char *verb;
@@ -48,7 +48,7 @@ absolute (const char *path, char *buf, size_t len)
 {
   char cwd[PATH_MAX];
 
-  if (path[0] == '/' || member_spec_is_uri (path) || !getcwd (cwd, sizeof cwd))
+  if (path[0] == '/' || raid_spec_is_uri (path) || !getcwd (cwd, sizeof cwd))
     return path;
   snprintf (buf, len, "%s/%s", cwd, path);
   return buf;

@@ -92,7 +92,7 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
   char err[512];
   bool none;
 
-  raid_config_member_options (cfg, opts->readonly, &mo);
+  member_options_from_config (cfg, opts->readonly, &mo);
   mo.resolve = resolve_nested;
   mo.resolve_ctx = nest;
   slot->state = SLOT_MISSING;
@@ -616,7 +616,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
       a->reference = i;
   read_sync_state (a, ref);
   a->auto_readd = cfg->auto_readd;
-  raid_config_member_options (cfg, opts->readonly, &a->member_opts);
+  member_options_from_config (cfg, opts->readonly, &a->member_opts);
   if (bitmap_load (a) == -1) {
     refuse (err, errlen, "%s", strerror (errno));
     goto fail;

@@ -226,7 +226,7 @@ open_all (struct creation *c)
 
   if (!sb)
     return refuse (c, "%s", strerror (ENOMEM));
-  raid_config_member_options (c->cfg, false, &mo);
+  member_options_from_config (c->cfg, false, &mo);
   mo.resolve = create_nested;
   mo.resolve_ctx = c;
   for (i = 0; i < c->n; i++) {
@@ -269,7 +269,7 @@ clear_shared_spares (struct creation *c, bool wipe)
   unsigned i;
   int r = sb ? 0 : refuse (c, "%s", strerror (ENOMEM));
 
-  raid_config_member_options (c->cfg, false, &mo);
+  member_options_from_config (c->cfg, false, &mo);
   for (i = 0; i < c->cfg->nspares && r == 0; i++) {
     const char *path = c->cfg->spares[i].path;
     struct member *m = member_open (path, &mo, c->err, c->errlen);
@@ -520,7 +520,7 @@ raid_create (struct raid_config *cfg,
   struct create_undo undo = { 0 };
   int r;
 
-  raid_config_member_options (cfg, false, &undo.mo);
+  member_options_from_config (cfg, false, &undo.mo);
   r = create_in (cfg, cfg, opts, &undo, err, errlen);
   undo_free (&undo);
   return r;

@@ -18,7 +18,6 @@
 
 #include "config-file.h"
 #include "geometry.h"
-#include "member.h"
 #include "raid.h"
 
 struct parse_state {
@@ -107,8 +106,7 @@ resolve_path (struct parse_state *st, const char *path)
 {
   char *r;
 
-  if (path[0] == '/' || member_spec_is_uri (path) ||
-      strncmp (path, "array:", 6) == 0 ||
+  if (path[0] == '/' || raid_spec_is_uri (path) || raid_spec_array (path) ||
       strcmp (path, RAID_MEMBER_MISSING) == 0)
     return strdup (path);
   if (asprintf (&r, "%s/%s", st->dir, path) == -1)
@@ -197,7 +195,7 @@ add_member (struct parse_state *st, const char *value, bool spare)
       goto out;
     }
   }
-  if (strncmp (spec.path, "array:", 6) != 0 && !spec.missing &&
+  if (!raid_spec_array (spec.path) && !spec.missing &&
       listed_anywhere (st->top, spec.path)) {
     fail (st, "%s is listed twice", spec.path);
     goto out;
@@ -562,9 +560,9 @@ contains (const struct raid_config *top, const struct raid_config *g,
   if (depth > top->ngroups)
     return false;
   for (i = 0; i < g->nmembers; i++) {
-    const char *p = g->members[i].path;
+    const char *name = raid_spec_array (g->members[i].path);
     const struct raid_config *child;
-    if (strncmp (p, "array:", 6) != 0 || !(child = raid_config_find_group (top, p + 6)))
+    if (!name || !(child = raid_config_find_group (top, name)))
       continue;
     if (child == target || contains (top, child, target, depth + 1))
       return true;
@@ -585,11 +583,12 @@ check_nesting (struct parse_state *st)
     for (i = 0; i < cfg->nmembers + cfg->nspares && !st->failed; i++) {
       struct raid_member_spec *m = i < cfg->nmembers ? &cfg->members[i]
         : &cfg->spares[i - cfg->nmembers];
+      const char *name = raid_spec_array (m->path);
       struct raid_config *g;
-      if (strncmp (m->path, "array:", 6) != 0)
+      if (!name)
         continue;
       st->line = m->line;
-      g = raid_config_find_group (top, m->path + 6);
+      g = raid_config_find_group (top, name);
       if (i >= cfg->nmembers)
         fail (st, "a spare cannot be an array (%s)", m->path);
       else if (!g)
@@ -711,19 +710,6 @@ raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
   else
     snprintf (buf, len, "/tmp/nbdraid-%u/%s.sock", (unsigned) geteuid (),
               cfg->name);
-}
-
-void
-raid_config_member_options (const struct raid_config *cfg, bool readonly,
-                            struct member_open_options *mo)
-{
-  *mo = (struct member_open_options) {
-    .readonly = readonly,
-    .direct = cfg->direct,
-    .nbd_connections = cfg->nbd_connections,
-    .nbd_timeout_s = cfg->nbd_timeout_s,
-    .connect_timeout_s = cfg->nbd_connect_timeout_s,
-  };
 }
 
 static void

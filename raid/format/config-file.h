@@ -110,12 +110,6 @@ int raid_config_add_spare (const struct raid_config *cfg, const char *path,
 int raid_config_drop_device (const struct raid_config *cfg, const char *path,
                              char *err, size_t errlen);
 
-struct member_open_options;
-/* How the config says members are opened. */
-void raid_config_member_options (const struct raid_config *cfg,
-                                 bool readonly,
-                                 struct member_open_options *mo);
-
 /* "128K", "1M", "4096": bytes, binary suffixes K M G T.  -1 if bad. */
 int raid_parse_size (const char *s, uint64_t *bytes);
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config-file.h"
-#include "member.h"
+#include "raid.h"
 
 static void
 free_lines (char **lines, size_t n)
@@ -189,7 +189,7 @@ line_names (const struct raid_config *cfg, const char *line,
   dir = strdup (cfg->file);
   if (!tok || !dir)
     same = false;
-  else if (tok[0] == '/' || member_spec_is_uri (tok))
+  else if (tok[0] == '/' || raid_spec_is_uri (tok))
     same = config_same_path (tok, path);
   else
     same = asprintf (&full, "%s/%s", dirname (dir), tok) != -1 &&

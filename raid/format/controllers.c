@@ -6,6 +6,7 @@
 
 #include "controllers.h"
 #include "member-set.h"
+#include "raid.h"
 
 /* Members with no controller named are their own failure domain. */
 static const char *
@@ -32,10 +33,9 @@ stack_top (const struct raid_config *cfg)
 static const struct raid_config *
 nested (const struct raid_config *cfg, unsigned i)
 {
-  const char *p = cfg->members[i].path;
+  const char *name = raid_spec_array (cfg->members[i].path);
 
-  return strncmp (p, "array:", 6) == 0
-    ? raid_config_find_group (stack_top (cfg), p + 6) : NULL;
+  return name ? raid_config_find_group (stack_top (cfg), name) : NULL;
 }
 
 /* The first controller named under cfg (nested arrays included) after

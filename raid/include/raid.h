@@ -51,6 +51,13 @@ const struct raid_level *raid_level_parse (const char *s);
 const char *raid_layout_name (int md_level, uint32_t layout, char *buf,
                               size_t len);
 
+/* A member as the config names it: a path, an NBD URI (nbd://,
+ * nbds://, nbd+unix://, nbds+unix://), or "array:NAME" for the nested
+ * array NAME. */
+bool raid_spec_is_uri (const char *spec);
+/* The NAME of an "array:NAME" spec, or NULL. */
+const char *raid_spec_array (const char *spec);
+
 struct raid_array;
 
 enum raid_log_level { RAID_LOG_DEBUG, RAID_LOG_INFO, RAID_LOG_ERROR };

@@ -4,22 +4,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config-file.h"
 #include "member.h"
+#include "raid.h"
 
-bool
-member_spec_is_uri (const char *spec)
+void
+member_options_from_config (const struct raid_config *cfg, bool readonly,
+                            struct member_open_options *mo)
 {
-  return strncmp (spec, "nbd://", 6) == 0 ||
-    strncmp (spec, "nbds://", 7) == 0 ||
-    strncmp (spec, "nbd+unix://", 11) == 0 ||
-    strncmp (spec, "nbds+unix://", 12) == 0;
+  *mo = (struct member_open_options) {
+    .readonly = readonly,
+    .direct = cfg->direct,
+    .nbd_connections = cfg->nbd_connections,
+    .nbd_timeout_s = cfg->nbd_timeout_s,
+    .connect_timeout_s = cfg->nbd_connect_timeout_s,
+  };
 }
 
 struct member *
 member_open (const char *spec, const struct member_open_options *opts,
              char *err, size_t errlen)
 {
-  if (member_spec_is_uri (spec))
+  if (raid_spec_is_uri (spec))
     return member_nbd_open (spec, opts, err, errlen);
   if (strncmp (spec, "array:", 6) == 0)
     return member_array_open (spec, opts, err, errlen);

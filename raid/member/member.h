@@ -59,6 +59,12 @@ struct member_open_options {
   void *resolve_ctx;
 };
 
+struct raid_config;
+/* How cfg says its members are opened. */
+void member_options_from_config (const struct raid_config *cfg,
+                                 bool readonly,
+                                 struct member_open_options *mo);
+
 /* Open a member by its config spec (a path or an NBD URI).
  * Returns NULL with a one-line reason (naming the member) in err. */
 struct member *member_open (const char *spec,
@@ -84,8 +90,5 @@ struct member *member_array_open (const char *spec,
                                   char *err, size_t errlen);
 /* The array a member_array_open member stands for; NULL for others. */
 struct raid_array *member_array_inner (const struct member *m);
-
-/* Is this member spec an NBD URI rather than a path? */
-bool member_spec_is_uri (const char *spec);
 
 #endif
