@@ -2,10 +2,75 @@
 # Every example in conf/ is a valid config: with its member paths
 # pointed at scratch files, nbdraid create accepts it and nbdkit serves
 # an array of the expected size (a "member = missing" line stays
-# missing).
+# missing).  The expected size is worked out here, as mdadm and md
+# would size the array, not asked of nbdraid.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdinfo
+
+# expected_bytes CONFIG: the array's size as md makes it.  Per array:
+# mdadm's v1.2 data offset for the smallest device (validate_geometry1
+# in mdadm's super1.c), the component size rounded down to the chunk
+# (64K for RAID1, as mdadm's Create.c does), then md's size for the
+# level (raid5_size, raid10_size...).  A nested array's size is the
+# device size of the array above it.
+expected_bytes () {
+  /usr/bin/python3 - "$1" <<'PY'
+import os, re, sys
+
+arrays, cur = {}, None
+for line in open(sys.argv[1]):
+    line = line.split("#", 1)[0].strip()
+    m = re.fullmatch(r"\[(array|members)(?:\s+(\S+))?\]", line)
+    if m:
+        cur = m.group(1), arrays.setdefault(m.group(2) or "", {"members": []})
+    elif "=" in line:
+        key, value = (x.strip() for x in line.split("=", 1))
+        if cur[0] == "members" and key == "member":
+            cur[1]["members"].append(value.split()[0])
+        elif cur[0] == "array" and key in ("level", "layout", "chunk"):
+            cur[1][key] = value
+
+def size(v):
+    m = re.fullmatch(r"(\d+)([KMGT]?)(?:i?B)?", v, re.I)
+    return int(m.group(1)) << 10 * " KMGT".index(m.group(2).upper() or " ")
+
+def array_bytes(name):
+    a = arrays[name]
+    level, n = int(a["level"]), len(a["members"])
+    dev = min(array_bytes(m[6:]) if m.startswith("array:")
+              else os.path.getsize(m)
+              for m in a["members"] if m != "missing") // 512   # sectors
+    chunk = 0 if level == 1 else size(a.get("chunk", "512K")) // 512
+    # mdadm super1.c choose_bm_space() and validate_geometry1().
+    bm = (0 if dev < 128 else 256 if dev - 128 >= 200 << 21
+          else 128 if dev - 8 > 8 << 21 else 8)
+    headroom = 128 * 1024 * 2
+    while headroom << 10 > dev and (chunk == 0 or headroom // 2 >= chunk * 2):
+        headroom >>= 1
+    offset = (24 + bm + headroom + 2047) // 2048 * 2048
+    unit = 128 if level == 1 else chunk
+    comp = (dev - offset) // unit * unit
+    if level == 0:
+        sectors = n * comp
+    elif level == 1:
+        sectors = comp
+    elif level in (4, 5):
+        sectors = (n - 1) * comp
+    elif level == 6:
+        sectors = (n - 2) * comp
+    elif level == 10:
+        layout = a.get("layout", "n2")
+        copies = int(layout[1:])
+        near, far = (copies, 1) if layout[0] == "n" else (1, copies)
+        sectors = (comp // chunk // far * n // near) * chunk
+    else:
+        sys.exit("level %d not modelled" % level)
+    return sectors * 512
+
+print(array_bytes(""))
+PY
+}
 
 for example in "$abs_top_srcdir"/conf/*.conf; do
   name=$(basename "$example" .conf)
@@ -25,13 +90,19 @@ for line in open(sys.argv[1]):
     if line.strip() == "[array]":
         sys.stdout.write("socket = %s/ctl.sock\n" % sys.argv[2])
 PY
+  expect=$(expected_bytes "$T/$name/a.conf") ||
+    die "$name: the size model failed"
+  missing=$(grep -Ec '^\s*member\s*=\s*missing\b' "$T/$name/a.conf" || :)
   "$NBDRAID" create --assume-clean "$T/$name/a.conf" 2>> "$T/create.log" ||
     die "$name: create failed: $(tail -1 "$T/create.log")"
   conf=$T/$name/a.conf
   start_server "$conf"
   size=$(export_size)
+  status_is "sum(d['path'] == 'missing' for d in j['devices']) == $missing" ||
+    die "$name: not $missing missing roles: $(status_json)"
   stop_server
-  [ "$size" -gt 0 ] || die "$name: size $size"
+  [ "$size" = "$expect" ] ||
+    die "$name: serves $size bytes; md would make it $expect"
   echo "ok: $name serves $size bytes"
   rm -f "$T/$name"/*.img
 done
