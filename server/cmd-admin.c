@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "config-file.h"
 #include "raid.h"
 
 struct request {

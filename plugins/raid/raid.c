@@ -118,7 +118,7 @@ plugin_get_ready (void)
 {
   struct raid_options opts = { .readonly = readonly, .degraded = degraded,
     .log = log_to_nbdkit, .event = forward_event };
-  const struct raid_geometry *g;
+  struct raid_shape shape;
   char err[1024], layout[32];
 
   /* With nbdkit -r nothing may write, metadata and rebuilds included. */
@@ -136,11 +136,12 @@ plugin_get_ready (void)
     nbdkit_error ("%s", err);
     return -1;
   }
-  g = raid_geometry (array);
+  raid_get_shape (array, &shape);
   nbdkit_debug ("array %s: RAID%d %s, %u members, chunk %" PRIu64
-                ", %" PRIu64 " bytes", cfg.name, g->level,
-                raid_layout_name (g->level, g->layout, layout, sizeof layout),
-                g->members, g->chunk_bytes, g->array_bytes);
+                ", %" PRIu64 " bytes", cfg.name, shape.level,
+                raid_layout_name (shape.level, shape.layout, layout,
+                                  sizeof layout),
+                shape.members, shape.chunk_bytes, shape.array_bytes);
   if (!raid_clean (array))
     nbdkit_debug ("array %s needs a resync: it will run in the background",
                   cfg.name);
@@ -228,9 +229,12 @@ static int
 plugin_block_size (void *handle, uint32_t *minimum, uint32_t *preferred,
                  uint32_t *maximum)
 {
-  uint64_t stripe = raid_stripe_bytes (array);
-  uint64_t unit = raid_geometry (array)->unit_bytes;
-  uint64_t pref = (stripe & (stripe - 1)) == 0 ? stripe : unit;
+  struct raid_shape shape;
+  uint64_t stripe, pref;
+
+  raid_get_shape (array, &shape);
+  stripe = shape.stripe_bytes;
+  pref = (stripe & (stripe - 1)) == 0 ? stripe : shape.unit_bytes;
 
   *minimum = 1;
   *preferred = pref < 512 ? 512 : pref > 32 * 1024 * 1024

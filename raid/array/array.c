@@ -315,10 +315,16 @@ raid_start (struct raid_array *a)
   return 0;
 }
 
-const struct raid_geometry *
-raid_geometry (const struct raid_array *a)
+void
+raid_get_shape (const struct raid_array *a, struct raid_shape *shape)
 {
-  return &a->geo;
+  *shape = (struct raid_shape) {
+    .level = a->geo.level, .layout = a->geo.layout,
+    .members = a->geo.members,
+    .chunk_bytes = a->geo.lvl->has_chunk ? a->geo.chunk_bytes : 0,
+    .array_bytes = a->geo.array_bytes, .unit_bytes = a->geo.unit_bytes,
+    .stripe_bytes = a->geo.unit_bytes * a->geo.data_members,
+  };
 }
 
 uint64_t
@@ -331,12 +337,6 @@ bool
 raid_clean (const struct raid_array *a)
 {
   return a->slots[a->reference].sb.resync_offset_sectors == MD_RESYNC_CLEAN;
-}
-
-uint64_t
-raid_stripe_bytes (const struct raid_array *a)
-{
-  return a->geo.unit_bytes * a->geo.data_members;
 }
 
 /* Requests must lie inside the array; nbdkit checks this too, the

@@ -231,3 +231,15 @@ controllers_describe (const struct raid_config *cfg, char *buf, size_t len)
                                  used ? ", " : "", name, count);
   }
 }
+
+int
+raid_controllers_report (const struct raid_config *cfg, char *list,
+                         size_t listlen, char *why, size_t whylen)
+{
+  struct raid_geometry g;
+
+  if (controllers_shape (cfg, &g, why, whylen) == -1)
+    return -2;
+  controllers_describe (cfg, list, listlen);
+  return controllers_survive (&g, cfg, NULL, why, whylen);
+}

@@ -10,9 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct raid_level;
+#include "raid.h"
 
-#define RAID_MAX_MEMBERS 128
 /* RAID1 has no chunk in md; we split requests at this unit so reads
  * spread over the copies. */
 #define RAID1_UNIT_BYTES (128 * 1024)

@@ -1,8 +1,12 @@
-/* nbdraid: the engine's public API.
+/* nbdraid: the engine's public API, the only engine header the plugin
+ * and the nbdraid tool include.
  *
- * A handful of verbs on an array handle: assemble it from a config,
- * start its I/O threads, read, write, zero, flush, map extents, close.
- * Every call returns 0 or -1 with errno set; what went wrong is also
+ * The config file, read into a struct raid_config; the level table; a
+ * handful of verbs on an array handle: assemble it from a config, start
+ * its I/O threads, read, write, zero, flush, map extents, close; its
+ * background jobs, status and admin verbs; creating an array, and
+ * examining a member.  Every call returns 0 or -1 with errno set, or a
+ * one-line reason in err; what went wrong inside an array is also
  * reported, with the member and offset, through the log callback.
  */
 #ifndef NBDRAID_RAID_H
@@ -12,8 +16,84 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config-file.h"
-#include "geometry.h"
+/* Members of one array, at most. */
+#define RAID_MAX_MEMBERS 128
+
+/* ---- the config file (raid/format/config-file.c) ------------------ */
+
+/* A member line of "missing" (mdadm's word) keeps a role that no
+ * device holds: nbdraid remove writes it in place of a member's path,
+ * so the lines still count the array's roles. */
+#define RAID_MEMBER_MISSING "missing"
+
+struct raid_member_spec {
+  char *path;                   /* absolute path (or URI), or "missing" */
+  char *controller;             /* NULL when not given */
+  int line;
+  bool missing;                 /* a role no device holds */
+};
+
+struct raid_config {
+  char *file;
+  char *name;
+  int level;
+  uint32_t layout;
+  uint64_t chunk_bytes;         /* 0 for RAID1 */
+  bool direct;
+  char *controllers;            /* declared names, or NULL: any */
+  char *socket;                 /* control socket, or NULL: the default */
+  bool bitmap;                  /* an internal write-intent bitmap */
+  uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
+  int bitmap_chunk_line;
+  bool auto_readd;              /* re-add members that come back */
+  uint64_t speed_min;           /* background work, bytes per second */
+  uint64_t speed_max;           /* 0: unlimited */
+  unsigned nbd_connections;
+  unsigned nbd_timeout_s;
+  unsigned nbd_connect_timeout_s;
+  int level_line;               /* where each was set (0: defaulted), */
+  int layout_line;              /* for messages */
+  int chunk_line;
+  char *layout_name;            /* as written */
+  /* Nested arrays: the arrays this one's "array:NAME" members name, in
+   * [array NAME] / [members NAME] sections of the same file. */
+  struct raid_config **groups;
+  unsigned ngroups;
+  struct raid_config *top;      /* a nested array's: the file's top one */
+  int section_line;             /* of this array's [array ...] section */
+  bool used;                    /* a group some array has as a member */
+  struct raid_member_spec *members;     /* in role order */
+  unsigned nmembers;
+  struct raid_member_spec *spares;
+  unsigned nspares;
+};
+
+/* Parse and check a config file.  Returns 0, or -1 with a one-line
+ * message naming file:line in err. */
+int raid_config_load (const char *file, struct raid_config *cfg,
+                      char *err, size_t errlen);
+void raid_config_free (struct raid_config *cfg);
+
+/* The nested array [array NAME] of top, or NULL. */
+struct raid_config *raid_config_find_group (const struct raid_config *top,
+                                            const char *name);
+
+/* The control socket: [array] socket, or /run/nbdraid/NAME.sock for
+ * root and $XDG_RUNTIME_DIR/nbdraid/NAME.sock (or /tmp/nbdraid-UID/)
+ * for others.  Writes it into buf. */
+void raid_config_socket_path (const struct raid_config *cfg, char *buf,
+                              size_t len);
+
+/* Add a "spare = PATH" line to the config file, or drop the line
+ * naming PATH (a spare's is commented out, a member's says missing):
+ * the server keeps the config in step with nbdraid add and remove.  0,
+ * or -1 with err. */
+int raid_config_add_spare (const struct raid_config *cfg, const char *path,
+                           char *err, size_t errlen);
+int raid_config_drop_device (const struct raid_config *cfg, const char *path,
+                             char *err, size_t errlen);
+
+/* ---- levels (raid/format/level.c) -------------------------------- */
 
 /* What an md level is, from the engine's one level table
  * (raid/format/level.c).  Every question of the kind "does this level
@@ -50,6 +130,8 @@ const struct raid_level *raid_level_parse (const char *s);
  * "unknown layout 0x..", written into buf. */
 const char *raid_layout_name (int md_level, uint32_t layout, char *buf,
                               size_t len);
+
+/* ---- arrays ------------------------------------------------------ */
 
 /* A member as the config names it: a path, an NBD URI (nbd://,
  * nbds://, nbd+unix://, nbds+unix://), or "array:NAME" for the nested
@@ -104,14 +186,23 @@ struct raid_array *raid_assemble (const struct raid_config *cfg,
 int raid_start (struct raid_array *a);
 void raid_close (struct raid_array *a);
 
-const struct raid_geometry *raid_geometry (const struct raid_array *a);
+/* What the superblocks say the array is. */
+struct raid_shape {
+  int level;                    /* md's */
+  uint32_t layout;
+  unsigned members;
+  uint64_t chunk_bytes;         /* 0 for a level without a chunk */
+  uint64_t array_bytes;
+  /* Requests split at units: the chunk, or RAID1's 128K. */
+  uint64_t unit_bytes;
+  /* One full stripe's data: the write size with no read-modify-write. */
+  uint64_t stripe_bytes;
+};
+void raid_get_shape (const struct raid_array *a, struct raid_shape *shape);
 uint64_t raid_size (const struct raid_array *a);
 /* Whether the superblocks say the array was stopped cleanly (md's
  * resync_offset all ones). */
 bool raid_clean (const struct raid_array *a);
-/* Bytes of one full stripe's data (the write size with no
- * read-modify-write). */
-uint64_t raid_stripe_bytes (const struct raid_array *a);
 
 int raid_read (struct raid_array *a, void *buf, uint64_t count,
                uint64_t offset);
@@ -262,5 +353,58 @@ struct raid_create_options {
 int raid_create (struct raid_config *cfg,
                  const struct raid_create_options *opts,
                  char *err, size_t errlen);
+
+/* ---- examining members and configs -------------------------------- */
+
+/* md v1.2's most devices in one array (max_dev). */
+#define RAID_MD_MAX_DEV 1920
+
+/* What a member's md superblock, and its bitmap, say (nbdraid examine,
+ * as mdadm --examine). */
+struct raid_member_info {
+  uint32_t feature_map;
+  char uuid[37];                /* the array's */
+  char name[33];
+  uint64_t ctime, utime;        /* seconds since the epoch */
+  int level;
+  uint32_t layout;
+  unsigned raid_disks;
+  uint64_t chunk_bytes;
+  uint64_t data_size_sectors;   /* the member's data area (avail) */
+  uint64_t size_sectors;        /* of it, what the array uses */
+  uint64_t data_offset_sectors, super_offset_sectors;
+  bool clean;
+  char device_uuid[37];
+  uint32_t checksum;            /* correct: the read checked it */
+  uint64_t events;
+  uint32_t corrected_reads;
+  unsigned dev_number;
+  /* md's role of the device: a role number, or a special value that
+   * role_name names ("spare", "faulty", "journal"; NULL for a role). */
+  unsigned role;
+  const char *role_name;
+  /* 'A' for each role some device fills, '.' for one none does. */
+  char array_state[RAID_MD_MAX_DEV + 1];
+  uint64_t array_bytes;
+  /* The write-intent bitmap: its header and dirty bits, or why they
+   * could not be read (bitmap_why not empty). */
+  bool has_bitmap;
+  char bitmap_why[256];
+  uint32_t bitmap_chunk_bytes;
+  uint64_t bitmap_events, bitmap_events_cleared;
+  uint64_t bitmap_chunks, bitmap_dirty;
+};
+/* Read spec's superblock (and bitmap).  0, or -1 with a one-line reason
+ * (naming spec) in err. */
+int raid_examine (const char *spec, struct raid_member_info *info,
+                  char *err, size_t errlen);
+
+/* Where cfg's members sit on controllers ("c0 (3 members), c1 (3
+ * members)" into list), and whether the array survives the loss of any
+ * one: 1 yes, 0 no (why names the controller and the roles it takes),
+ * -1 no member names a controller, -2 the config's geometry is not one
+ * the engine serves (why says so). */
+int raid_controllers_report (const struct raid_config *cfg, char *list,
+                             size_t listlen, char *why, size_t whylen);
 
 #endif

@@ -563,6 +563,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
   struct raid_config cfg;
   struct raid_array *a;
   struct round rd = { 0 };
+  struct raid_shape shape;
   unsigned seed;
   uint64_t size;
   int r = 1;
@@ -576,7 +577,8 @@ run_case (const char *dir, const char *name, const char *array_keys,
   size = raid_size (a);
   rd.a = a;
   rd.model = calloc (1, size);
-  rd.stripe_bytes = raid_stripe_bytes (a);
+  raid_get_shape (a, &shape);
+  rd.stripe_bytes = shape.stripe_bytes;
   rd.nstripes = size / rd.stripe_bytes;
   for (seed = 1; seed <= 20 && a->batches.joined == 0 && !rd.failed; seed++)
     run_round (&rd, seed);

@@ -1,0 +1,159 @@
+/* nbdraid: what a member's md superblock and bitmap say, for nbdraid
+ * examine (mdadm --examine and --examine-bitmap).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap-format.h"
+#include "geometry.h"
+#include "member.h"
+#include "raid.h"
+#include "superblock-io.h"
+
+_Static_assert (RAID_MD_MAX_DEV == MD_SB_MAX_DEV_LIMIT,
+                "raid_member_info's array_state holds every md role");
+
+/* mdadm's picture of the roles: 'A' for a role some device fills, '.'
+ * for one none does (its device failed or was removed). */
+static void
+array_state (const struct md_superblock *sb, char *buf)
+{
+  uint32_t role, dev;
+
+  for (role = 0; role < sb->raid_disks; role++) {
+    buf[role] = '.';
+    for (dev = 0; dev < sb->max_dev; dev++)
+      if (sb->dev_roles[dev] == role)
+        buf[role] = 'A';
+  }
+  buf[role] = '\0';
+}
+
+static const char *
+role_name (uint16_t role)
+{
+  switch (role) {
+  case MD_ROLE_SPARE:
+    return "spare";
+  case MD_ROLE_FAULTY:
+    return "faulty";
+  case MD_ROLE_JOURNAL:
+    return "journal";
+  default:
+    return NULL;
+  }
+}
+
+/* The bitmap's header and its count of set bits; false, with why, when
+ * it cannot be read. */
+static bool
+read_bitmap (struct member *m, const struct md_superblock *sb,
+             struct raid_member_info *info)
+{
+  uint64_t start = sb->super_offset_sectors * 512 +
+    (int64_t) sb->bitmap_offset_sectors * 512, bytes, i;
+  struct md_bitmap_header h;
+  uint8_t *image = malloc (4096);
+  bool ok = false;
+
+  if (!image || m->ops->pread (m, image, 4096, start) == -1) {
+    snprintf (info->bitmap_why, sizeof info->bitmap_why, "pread at %"
+              PRIu64 ": %s", start, strerror (errno));
+    goto out;
+  }
+  if (md_bitmap_decode (image, &h, info->bitmap_why,
+                        sizeof info->bitmap_why) == -1)
+    goto out;
+  info->bitmap_chunk_bytes = h.chunk_bytes;
+  info->bitmap_events = h.events;
+  info->bitmap_events_cleared = h.events_cleared;
+  info->bitmap_chunks = md_bitmap_chunks (h.sync_size_sectors * 512,
+                                          h.chunk_bytes);
+  bytes = md_bitmap_disk_bytes (info->bitmap_chunks);
+  free (image);
+  image = malloc (bytes);
+  if (!image || m->ops->pread (m, image, bytes, start) == -1) {
+    snprintf (info->bitmap_why, sizeof info->bitmap_why, "pread of %"
+              PRIu64 " bytes at %" PRIu64 ": %s", bytes, start,
+              strerror (errno));
+    goto out;
+  }
+  for (i = 0; i < info->bitmap_chunks; i++)
+    info->bitmap_dirty += image[MD_BITMAP_HEADER_BYTES + i / 8] >> (i % 8) & 1;
+  ok = true;
+ out:
+  free (image);
+  return ok;
+}
+
+static void
+describe (struct member *m, const struct md_superblock *sb,
+          struct raid_member_info *info)
+{
+  struct raid_geometry g = {
+    .level = sb->level, .layout = sb->layout, .members = sb->raid_disks,
+    .chunk_bytes = (uint64_t) sb->chunk_sectors * 512,
+    .member_bytes = md_sb_member_bytes (sb),
+  };
+  char why[256];
+
+  memset (info, 0, sizeof *info);
+  info->feature_map = sb->feature_map;
+  md_uuid_format (sb->set_uuid, info->uuid);
+  snprintf (info->name, sizeof info->name, "%s", sb->set_name);
+  info->ctime = sb->ctime & ((1ULL << 40) - 1);   /* md: low 40 bits */
+  info->utime = sb->utime & ((1ULL << 40) - 1);
+  info->level = sb->level;
+  info->layout = sb->layout;
+  info->raid_disks = sb->raid_disks;
+  info->chunk_bytes = (uint64_t) sb->chunk_sectors * 512;
+  info->data_size_sectors = sb->data_size_sectors;
+  info->size_sectors = sb->size_sectors;
+  info->data_offset_sectors = sb->data_offset_sectors;
+  info->super_offset_sectors = sb->super_offset_sectors;
+  info->clean = sb->resync_offset_sectors == MD_RESYNC_CLEAN;
+  md_uuid_format (sb->device_uuid, info->device_uuid);
+  info->checksum = sb->sb_csum;
+  info->events = sb->events;
+  info->corrected_reads = sb->cnt_corrected_read;
+  info->dev_number = sb->dev_number;
+  info->role = md_sb_role (sb);
+  info->role_name = role_name (info->role);
+  array_state (sb, info->array_state);
+  info->array_bytes = geometry_init (&g, why, sizeof why) == 0
+    ? g.array_bytes : 0;
+  info->has_bitmap = sb->feature_map & MD_FEATURE_BITMAP;
+  if (info->has_bitmap && !read_bitmap (m, sb, info) &&
+      !info->bitmap_why[0])
+    snprintf (info->bitmap_why, sizeof info->bitmap_why, "%s",
+              strerror (ENOMEM));
+}
+
+int
+raid_examine (const char *spec, struct raid_member_info *info, char *err,
+              size_t errlen)
+{
+  struct member_open_options mo = { .readonly = true };
+  struct md_superblock *sb = malloc (sizeof *sb);
+  struct member *m = NULL;
+  bool none;
+  int r = -1;
+
+  if (!sb) {
+    snprintf (err, errlen, "%s: %s", spec, strerror (ENOMEM));
+    return -1;
+  }
+  m = member_open (spec, &mo, err, errlen);
+  if (m && md_sb_read (m, sb, &none, err, errlen) == 0) {
+    describe (m, sb, info);
+    r = 0;
+  }
+  member_close (m);
+  free (sb);
+  return r;
+}
