@@ -212,6 +212,13 @@ int view_add_write (const struct members_view *v, struct io_batch *b,
 /* Op index -> device: roles first, then a->spares. */
 struct raid_slot *array_slot (struct raid_array *a, unsigned index);
 
+/* member-array.c: array a as a member of another (spec "array:NAME");
+ * the wrapper does not own it. */
+struct member *member_array_open (struct raid_array *a, const char *spec,
+                                  char *err, size_t errlen);
+/* The array a member_array_open member stands for; NULL for others. */
+struct raid_array *member_array_inner (const struct member *m);
+
 /* assemble.c: assemble cfg, finding the nested arrays its "array:NAME"
  * members name among top's. */
 struct raid_array *array_assemble (const struct raid_config *cfg,

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "member.h"
-#include "raid.h"
+#include "array.h"
 
 static struct raid_array *
 inner (struct member *m)
@@ -82,21 +81,11 @@ static const struct member_ops array_ops = {
 };
 
 struct member *
-member_array_open (const char *spec, const struct member_open_options *opts,
-                   char *err, size_t errlen)
+member_array_open (struct raid_array *a, const char *spec, char *err,
+                   size_t errlen)
 {
-  struct raid_array *a;
-  struct member *m;
+  struct member *m = calloc (1, sizeof *m);
 
-  if (!opts->resolve) {
-    snprintf (err, errlen, "%s: nested arrays are not available here", spec);
-    return NULL;
-  }
-  a = opts->resolve (opts->resolve_ctx, spec + strlen ("array:"), err,
-                     errlen);
-  if (!a)
-    return NULL;
-  m = calloc (1, sizeof *m);
   if (!m || !(m->name = strdup (spec))) {
     free (m);
     snprintf (err, errlen, "%s: %s", spec, strerror (ENOMEM));

@@ -56,21 +56,23 @@ struct nest {
   struct raid_array *parent;            /* owns what it assembles */
 };
 
-static struct raid_array *
-resolve_nested (void *ctx, const char *name, char *err, size_t errlen)
+static struct member *
+open_nested (void *ctx, const char *spec, const char *name, char *err,
+             size_t errlen)
 {
   struct nest *n = ctx;
   const struct raid_config *g = raid_config_find_group (n->top, name);
   struct raid_array *child;
 
   if (!g) {
-    snprintf (err, errlen, "array:%s: no such nested array", name);
+    snprintf (err, errlen, "%s: no such nested array", spec);
     return NULL;
   }
   child = array_assemble (g, n->top, n->opts, err, errlen);
-  if (child)
-    n->parent->children[n->parent->nchildren++] = child;
-  return child;
+  if (!child)
+    return NULL;
+  n->parent->children[n->parent->nchildren++] = child;
+  return member_array_open (child, spec, err, errlen);
 }
 
 /* A device the config lists, before it has a place. */
@@ -93,8 +95,8 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
   bool none;
 
   member_options_from_config (cfg, opts->readonly, &mo);
-  mo.resolve = resolve_nested;
-  mo.resolve_ctx = nest;
+  mo.open_nested = open_nested;
+  mo.nested_ctx = nest;
   slot->state = SLOT_MISSING;
   slot->path = strdup (c->spec->path);
   if (c->spec->controller)

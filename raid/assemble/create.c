@@ -105,18 +105,18 @@ static int create_in (struct raid_config *cfg, const struct raid_config *top,
 
 /* Nested arrays: create the array an "array:NAME" member names, then
  * open it, so this array's superblocks can be written on it. */
-static struct raid_array *
-create_nested (void *ctx, const char *name, char *err, size_t errlen)
+static struct member *
+create_nested (void *ctx, const char *spec, const char *name, char *err,
+               size_t errlen)
 {
   struct creation *c = ctx;
-  struct raid_config *g =
-    raid_config_find_group (c->top, name);
+  struct raid_config *g = raid_config_find_group (c->top, name);
   struct raid_options ao = { .log = c->opts->log,
     .log_opaque = c->opts->log_opaque };
   struct raid_array *a;
 
   if (!g) {
-    snprintf (err, errlen, "array:%s: no such nested array", name);
+    snprintf (err, errlen, "%s: no such nested array", spec);
     return NULL;
   }
   if (create_in (g, c->top, c->opts, c->undo, err, errlen) == -1 ||
@@ -128,7 +128,7 @@ create_nested (void *ctx, const char *name, char *err, size_t errlen)
     return NULL;
   }
   c->children[c->nchildren++] = a;
-  return a;
+  return member_array_open (a, spec, err, errlen);
 }
 
 static int
@@ -227,8 +227,8 @@ open_all (struct creation *c)
   if (!sb)
     return refuse (c, "%s", strerror (ENOMEM));
   member_options_from_config (c->cfg, false, &mo);
-  mo.resolve = create_nested;
-  mo.resolve_ctx = c;
+  mo.open_nested = create_nested;
+  mo.nested_ctx = c;
   for (i = 0; i < c->n; i++) {
     const char *path = spec_of (c, i)->path;
 

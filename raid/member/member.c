@@ -1,6 +1,9 @@
-/* nbdraid: member backend selection. */
+/* nbdraid: member backend selection.  Files and block devices, and NBD
+ * exports, are this layer's; nested arrays belong to the layer above,
+ * which opens them through the open options. */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +28,16 @@ struct member *
 member_open (const char *spec, const struct member_open_options *opts,
              char *err, size_t errlen)
 {
+  const char *nested = raid_spec_array (spec);
+
+  if (nested && !opts->open_nested) {
+    snprintf (err, errlen, "%s: nested arrays are not available here", spec);
+    return NULL;
+  }
+  if (nested)
+    return opts->open_nested (opts->nested_ctx, spec, nested, err, errlen);
   if (raid_spec_is_uri (spec))
     return member_nbd_open (spec, opts, err, errlen);
-  if (strncmp (spec, "array:", 6) == 0)
-    return member_array_open (spec, opts, err, errlen);
   return member_file_open (spec, opts, err, errlen);
 }
 

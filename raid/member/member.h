@@ -45,18 +45,18 @@ struct member {
   void *priv;
 };
 
-struct raid_array;
-
 struct member_open_options {
   bool readonly;
   bool direct;                  /* O_DIRECT for files and block devices */
   unsigned nbd_connections;     /* NBD members: connections to open */
   unsigned nbd_timeout_s;       /* NBD members: request timeout */
   unsigned connect_timeout_s;   /* NBD members: connect timeout */
-  /* Nested arrays: "array:NAME" members are the arrays this gives. */
-  struct raid_array *(*resolve) (void *ctx, const char *name, char *err,
+  /* Nested arrays: the layer above opens "array:NAME" members, since
+   * an array sits above the member layer.  NULL where there are none. */
+  struct member *(*open_nested) (void *ctx, const char *spec,
+                                 const char *name, char *err,
                                  size_t errlen);
-  void *resolve_ctx;
+  void *nested_ctx;
 };
 
 struct raid_config;
@@ -84,11 +84,5 @@ struct member *member_file_open (const char *path,
 struct member *member_nbd_open (const char *uri,
                                 const struct member_open_options *opts,
                                 char *err, size_t errlen);
-
-struct member *member_array_open (const char *spec,
-                                  const struct member_open_options *opts,
-                                  char *err, size_t errlen);
-/* The array a member_array_open member stands for; NULL for others. */
-struct raid_array *member_array_inner (const struct member *m);
 
 #endif
