@@ -17,6 +17,7 @@
 
 #include "array.h"
 #include "config-file.h"
+#include "shared-spares.h"
 #include "superblock-io.h"
 
 /* Does a, or an array nested in it, carry this set UUID? */

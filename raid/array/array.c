@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
+#include "clock.h"
 
 void
 array_log (const struct raid_array *a, enum raid_log_level level,
@@ -79,15 +79,6 @@ takes (const struct raid_slot *s, const struct io_op *op)
   default:
     return false;
   }
-}
-
-static uint64_t
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec;
 }
 
 static void

@@ -232,13 +232,6 @@ void array_start_replace (struct raid_array *a, unsigned role,
 void job_buffers_free (struct job_buffers *b);
 
 /* Hold off every request (all stripe locks) while slots change. */
-/* shared-spares.c: find the free pool devices of the top array of
- * nested ones (0, or -1 with errno); hand them to nested arrays that
- * lost a member. */
-int shared_spares_load (struct raid_array *root,
-                        const struct raid_config *cfg);
-void shared_spares_give (struct raid_array *root);
-
 void array_quiesce (struct raid_array *a);
 void array_unquiesce (struct raid_array *a);
 
@@ -260,6 +253,9 @@ void array_unlock_units (struct raid_array *a, uint64_t first,
  * was clean, and the bitmap regions.  0, or -1 if the array failed. */
 int array_start_write (struct raid_array *a, uint64_t first, uint64_t last);
 void array_end_write (struct raid_array *a, uint64_t first, uint64_t last);
+/* Safemode: once writes have stopped for a while, flush the members
+ * and mark the superblocks clean. */
+void array_mark_clean_when_quiet (struct raid_array *a);
 /* The resync_offset the superblocks should carry now. */
 uint64_t array_resync_offset (const struct raid_array *a);
 

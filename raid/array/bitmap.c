@@ -6,19 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "array.h"
 #include "bitmap-format.h"
-
-static uint64_t
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
+#include "clock.h"
 
 static uint8_t *
 bits (const struct raid_bitmap *b)

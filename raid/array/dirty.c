@@ -9,23 +9,13 @@
  */
 #include <config.h>
 
-#include <time.h>
-
 #include "array.h"
+#include "clock.h"
 
 /* How long writes must have stopped before the array is marked clean
  * again (md's safemode_delay is 200 ms; a little longer here spares a
  * superblock write per burst of a bursty writer). */
 #define SAFEMODE_MS 2000
-
-static uint64_t
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 uint64_t
 array_resync_offset (const struct raid_array *a)
@@ -68,9 +58,8 @@ array_end_write (struct raid_array *a, uint64_t first, uint64_t last)
   __atomic_sub_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Safemode: mark the array clean once writes have stopped. */
-static void
-mark_clean_when_quiet (struct raid_array *a)
+void
+array_mark_clean_when_quiet (struct raid_array *a)
 {
   if (__atomic_load_n (&a->in_sync, __ATOMIC_SEQ_CST) ||
       __atomic_load_n (&a->writes_in_flight, __ATOMIC_SEQ_CST) ||
@@ -84,43 +73,4 @@ mark_clean_when_quiet (struct raid_array *a)
   else
     array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
-}
-
-/* auto-readd: try the devices of empty roles again now and then (an
- * NBD member whose host came back). */
-#define READD_EVERY_MS 5000
-
-static void
-readd_returning (struct raid_array *a)
-{
-  char err[512];
-  unsigned m;
-
-  for (m = 0; m < a->geo.members; m++) {
-    struct raid_slot *s = &a->slots[m];
-    enum slot_state st = slot_state (s);
-    if ((st != SLOT_FAULTY && st != SLOT_MISSING) || !s->path ||
-        now_ms () - s->readd_tried_ms < READD_EVERY_MS)
-      continue;
-    s->readd_tried_ms = now_ms ();
-    if (raid_admin_readd (a, s->path, err, sizeof err) == 0)
-      return;                   /* one at a time: the job picks it up */
-  }
-}
-
-void
-raid_maintenance (struct raid_array *a)
-{
-  unsigned i;
-
-  for (i = 0; i < a->nchildren; i++)
-    raid_maintenance (a->children[i]);
-  retired_reclaim (&a->retired);
-  shared_spares_give (a);
-  if (a->readonly || array_check_alive (a) == -1)
-    return;
-  mark_clean_when_quiet (a);
-  bitmap_sweep (a);
-  if (a->auto_readd)
-    readd_returning (a);
 }

@@ -24,6 +24,7 @@
 
 #include "array.h"
 #include "controllers.h"
+#include "shared-spares.h"
 #include "superblock-io.h"
 
 /* Threads in the member I/O pool: enough for each of nbdkit's 16

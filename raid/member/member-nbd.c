@@ -37,6 +37,7 @@
 
 #include <libnbd.h>
 
+#include "clock.h"
 #include "hole-memo.h"
 #include "member.h"
 
@@ -96,15 +97,6 @@ static struct nbd_member *
 priv (struct member *m)
 {
   return m->priv;
-}
-
-static int64_t
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Conditions wait on the monotonic clock, like the deadlines. */
@@ -211,7 +203,7 @@ reconnect (struct nbd_member *n, struct conn *c, int64_t deadline)
       hole_memo_forget (&n->known);     /* a server back may be another */
       return 0;
     }
-    left = deadline - now_ms ();
+    left = deadline - (int64_t) now_ms ();
     if (left <= 0) {
       errno = ENOTCONN;
       return -1;
@@ -272,7 +264,7 @@ await (struct nbd_member *n, struct conn *c, struct pending *p,
        int64_t deadline, bool *broken)
 {
   for (;;) {
-    int64_t left = deadline - now_ms ();
+    int64_t left = deadline - (int64_t) now_ms ();
     int r;
 
     if (p->done) {
@@ -445,7 +437,7 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
          uint64_t off)
 {
   struct nbd_member *n = priv (m);
-  int64_t deadline = now_ms () + n->timeout_ms;
+  int64_t deadline = (int64_t) now_ms () + n->timeout_ms;
   struct conn *c;
   bool broken;
   int r;
@@ -459,7 +451,7 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
     broken = false;
     r = issue (n, c, cmd, buf, len, off, deadline, &broken);
     give_back (n, c, broken);
-    if (r == 0 || !broken || now_ms () >= deadline)
+    if (r == 0 || !broken || (int64_t) now_ms () >= deadline)
       return r;
   }
 }
@@ -568,11 +560,11 @@ nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
 static void
 disconnect (struct nbd_handle *h)
 {
-  int64_t deadline = now_ms () + 200;
+  int64_t deadline = (int64_t) now_ms () + 200;
 
   if (nbd_aio_is_ready (h) == 1 && nbd_aio_disconnect (h, 0) == 0)
     while (nbd_aio_is_closed (h) != 1 && nbd_aio_is_dead (h) != 1 &&
-           now_ms () < deadline)
+           (int64_t) now_ms () < deadline)
       if (nbd_poll (h, 50) == -1)
         break;
   nbd_close (h);
@@ -614,7 +606,8 @@ static struct nbd_handle *
 connect_one (const char *uri, const struct member_open_options *opts,
              int64_t deadline, char *err, size_t errlen)
 {
-  int64_t limit = now_ms () + (int64_t) opts->connect_timeout_s * 1000;
+  int64_t limit = (int64_t) now_ms () +
+    (int64_t) opts->connect_timeout_s * 1000;
   struct nbd_handle *h = nbd_create ();
 
   if (limit < deadline)
@@ -630,7 +623,7 @@ connect_one (const char *uri, const struct member_open_options *opts,
       nbd_aio_connect_uri (h, uri) == -1)
     goto fail;
   while (nbd_aio_is_connecting (h) == 1) {
-    int64_t left = deadline - now_ms ();
+    int64_t left = deadline - (int64_t) now_ms ();
     if (left <= 0) {
       snprintf (err, errlen, "%s: connect timed out after %u s", uri,
                 opts->connect_timeout_s);
