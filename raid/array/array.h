@@ -10,10 +10,8 @@
 #include "iopool.h"
 #include "member.h"
 #include "member-set.h"
-#include "parity.h"
 #include "retired.h"
 #include "scratch.h"
-#include "stripe-batch.h"
 #include "stripe-lock.h"
 #include "superblock.h"
 
@@ -39,8 +37,13 @@ struct raid_slot {
   char why[256];                /* why it is not active */
 };
 
-/* What a family of levels does with a request. */
+/* What a family of levels does with a request (raid/levels/: the
+ * array core calls these, assembly picks them from the levels table). */
 struct raid_level_ops {
+  /* The family's own state for array a (a->level_state): 0, or -1 with
+   * the reason in err.  teardown frees it. */
+  int (*setup) (struct raid_array *a, char *err, size_t errlen);
+  void (*teardown) (struct raid_array *a);
   /* Lock granule: stripes for parity, units for the copies family. */
   uint64_t (*lock_key) (const struct raid_array *a, uint64_t unit);
   int (*read) (struct raid_array *a, uint8_t *buf, uint64_t count,
@@ -82,9 +85,6 @@ struct raid_level_ops {
                 bool repair, uint64_t *mismatches);
 };
 
-extern const struct raid_level_ops copies_level_ops;
-extern const struct raid_level_ops parity_level_ops;
-
 /* The background job, driven by raid_job_step (job.c). */
 struct raid_job {
   enum raid_job_kind kind;
@@ -113,6 +113,7 @@ struct raid_array {
   char name[33];
   struct raid_geometry geo;
   const struct raid_level_ops *ops;
+  void *level_state;            /* the family's own (ops->setup) */
   struct raid_slot *slots;      /* by role: geo.members of them */
   struct raid_array **children;  /* nested arrays among the members */
   unsigned nchildren;
@@ -149,9 +150,6 @@ struct raid_array {
   uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
   struct stripe_locks locks;
-  struct stripe_batches batches;        /* parity levels' writes */
-  struct parity_code code;
-  const uint8_t *zeros;         /* unit_bytes of zeros, read-only */
   uint64_t client_bytes;        /* client I/O so far, for rate limits */
   raid_log_fn log;
   raid_event_fn event;

@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "array.h"
 #include "controllers.h"
+#include "levels.h"
 #include "shared-spares.h"
 #include "superblock-io.h"
 
@@ -470,17 +470,10 @@ static int
 init_runtime (struct raid_array *a, char *err, size_t errlen)
 {
   const struct raid_geometry *g = &a->geo;
-  void *zeros;
 
-  if (g->parity_members &&
-      parity_init (&a->code, g->data_members, g->parity_members) == -1)
-    return refuse (err, errlen, "%s", strerror (errno));
-  /* A private anonymous read-only mapping: zeros that cost no memory. */
-  zeros = mmap (NULL, g->unit_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
-                -1, 0);
-  if (zeros == MAP_FAILED)
-    return refuse (err, errlen, "mmap: %s", strerror (errno));
-  a->zeros = zeros;
+  a->ops = levels_ops (g->level);
+  if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
+    return -1;
   a->pool = iopool_new (pool_threads (g->members));
   if (!a->pool)
     return refuse (err, errlen, "%s", strerror (ENOMEM));
@@ -565,7 +558,6 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     return NULL;
   }
   stripe_locks_init (&a->locks);
-  stripe_batches_init (&a->batches);
   pthread_mutex_init (&a->sb_lock, NULL);
   a->replacing = -1;
   a->geo.members = cfg->nmembers;
@@ -613,7 +605,6 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
       check_startable (a, opts, err, errlen) ||
       init_runtime (a, err, errlen))
     goto fail;
-  a->ops = a->geo.parity_members ? &parity_level_ops : &copies_level_ops;
   for (i = 0; i < a->geo.members; i++)
     if (a->slots[i].io && a->slots[i].sb.events == ref->events)
       a->reference = i;
@@ -667,12 +658,10 @@ raid_close (struct raid_array *a)
     return;
   stop_cleanly (a);
   iopool_free (a->pool);
-  if (a->zeros)
-    munmap ((void *) a->zeros, a->geo.unit_bytes);
+  if (a->ops && a->ops->teardown)
+    a->ops->teardown (a);
   stripe_locks_destroy (&a->locks);
-  stripe_batches_destroy (&a->batches);
   pthread_mutex_destroy (&a->sb_lock);
-  parity_free (&a->code);
   bitmap_free (&a->bitmap);
   job_buffers_free (&a->job_buffers);
   for (i = 0; i < a->geo.members && a->slots; i++)

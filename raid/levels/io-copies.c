@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "array.h"
+#include "levels.h"
+#include "parity.h"
 
 /* Bytes of units handled per sync, check or rebuild round: big enough
  * for sequential member I/O, small enough to bound memory. */

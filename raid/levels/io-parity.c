@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "levels.h"
 #include "stripe-column.h"
 
 /* Temporary buffer bytes per window, and segments per window. */
@@ -129,7 +130,7 @@ source (const struct request *rq, const struct segment *s, unsigned i,
         const struct stripe_piece *p, uint64_t col)
 {
   if (!p->buf)
-    return rq->a->zeros;
+    return parity_state (rq->a)->zeros;
   return p->buf + (chunk_start (rq, s->col.stripe, i) + col - p->offset);
 }
 
@@ -231,6 +232,7 @@ static int
 compute (const struct request *rq, struct segment *s, const uint8_t **out)
 {
   struct raid_array *a = rq->a;
+  const struct parity_code *code = &parity_state (a)->code;
   unsigned k = a->geo.data_members, i, b;
   size_t w = s->col.hi - s->col.lo;
   uint8_t **blk = s->col.block;
@@ -245,16 +247,16 @@ compute (const struct request *rq, struct segment *s, const uint8_t **out)
     if (!written (s, i))
       continue;
     if (s->mode == SEG_RMW)     /* take the old contents out of parity */
-      parity_update (&a->code, w, b, blk[b], blk + k);
+      parity_update (code, w, b, blk[b], blk + k);
     if (s->mode != SEG_DEGRADED && fully_written (rq, s, i))
       out[b] = source (rq, s, i, whole_piece (rq, s, i), s->col.lo);
     else
       overlay (rq, s, i);
     if (s->mode == SEG_RMW)     /* and put the new ones in */
-      parity_update (&a->code, w, b, out[b], blk + k);
+      parity_update (code, w, b, out[b], blk + k);
   }
   if (s->mode != SEG_RMW)
-    parity_encode (&a->code, w, (uint8_t *const *) out, blk + k);
+    parity_encode (code, w, (uint8_t *const *) out, blk + k);
   return 0;
 }
 
@@ -519,6 +521,7 @@ static int
 parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
               uint64_t offset)
 {
+  struct stripe_batches *batches = &parity_state (a)->batches;
   uint64_t stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
   uint64_t first = offset / stripe_bytes;
   uint64_t last = (offset + count - 1) / stripe_bytes;
@@ -527,9 +530,9 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   /* Writes that leave part of their one stripe unwritten gather with
    * the others queued on it. */
   if (first == last && count < stripe_bytes)
-    return stripe_batch_write (&a->batches, first, stripe_bytes, &piece,
+    return stripe_batch_write (batches, first, stripe_bytes, &piece,
                                write_batch, a);
-  stripe_batch_passing (&a->batches, stripe_bytes, &piece);
+  stripe_batch_passing (batches, stripe_bytes, &piece);
   return write_stripes (a, &piece, 1, first, last);
 }
 
@@ -694,6 +697,8 @@ parity_member_keys (const struct raid_array *a, unsigned m, uint64_t first,
 }
 
 const struct raid_level_ops parity_level_ops = {
+  .setup = parity_setup,
+  .teardown = parity_teardown,
   .lock_key = parity_lock_key,
   .read = parity_read,
   .write = parity_write,

@@ -10,6 +10,25 @@
 #define NBDRAID_STRIPE_COLUMN_H
 
 #include "array.h"
+#include "parity.h"
+#include "stripe-batch.h"
+
+/* What the parity family keeps per array (a->level_state;
+ * parity-state.c). */
+struct parity_state {
+  struct parity_code code;
+  struct stripe_batches batches;        /* writes gathered per stripe */
+  const uint8_t *zeros;                 /* unit_bytes of zeros, read-only */
+};
+
+static inline struct parity_state *
+parity_state (const struct raid_array *a)
+{
+  return a->level_state;
+}
+
+int parity_setup (struct raid_array *a, char *err, size_t errlen);
+void parity_teardown (struct raid_array *a);
 
 /* Columns start and end on this boundary (O_DIRECT members). */
 #define COLUMN_ALIGN 4096ULL

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "stripe-column.h"
 #include "test-array.h"
 #include "test-report.h"
 
@@ -580,7 +580,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
   raid_get_shape (a, &shape);
   rd.stripe_bytes = shape.stripe_bytes;
   rd.nstripes = size / rd.stripe_bytes;
-  for (seed = 1; seed <= 20 && a->batches.joined == 0 && !rd.failed; seed++)
+  for (seed = 1; seed <= 20 && parity_state (a)->batches.joined == 0 && !rd.failed; seed++)
     run_round (&rd, seed);
   if (rd.failed || matches (name, "healthy", &rd, size) ||
       fail_member (name, a, 1) || matches (name, "one failed", &rd, size) ||
@@ -589,11 +589,12 @@ run_case (const char *dir, const char *name, const char *array_keys,
       (parity == 2 && (fail_member (name, a, 3) ||
                        matches (name, "two failed", &rd, size))))
     goto free;
-  if (a->batches.joined == 0) {
+  if (parity_state (a)->batches.joined == 0) {
     fprintf (stderr, "FAIL: %s: no write was gathered\n", name);
     goto free;
   }
-  printf ("ok: %s, %" PRIu64 " writes gathered\n", name, a->batches.joined);
+  printf ("ok: %s, %" PRIu64 " writes gathered\n", name,
+          parity_state (a)->batches.joined);
   r = 0;
  free:
   free (rd.model);
