@@ -6,10 +6,15 @@ set -eu
 [ -z "${NBDRAID_DISTCHECK:-}" ] || { echo "SKIP: in distcheck"; exit 77; }
 command -v valgrind > /dev/null || { echo "SKIP: valgrind missing"; exit 77; }
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-for t in format/test-config format/test-geometry format/test-level member/test-hole-memo format/test-parity member/test-retired format/test-superblock levels/test-io \
-         io/test-iopool levels/test-rebuild levels/test-stripe-batch; do
+# Every unit test, beside the code it tests.
+n=0
+for t in $(cd "$abs_top_builddir/raid" &&
+           find . -mindepth 2 -name 'test-*' -type f -perm -u+x |
+           sed 's|^\./||' | sort); do
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
     "$abs_top_builddir/raid/$t" > /dev/null ||
     { echo "FAIL: $t under valgrind"; exit 1; }
   echo "ok: $t clean under valgrind"
+  n=$((n + 1))
 done
+[ "$n" -gt 0 ] || { echo "FAIL: no unit tests found under raid/"; exit 1; }

@@ -1,0 +1,13 @@
+# raid/array: the array core: its state and requests' entry points,
+# running batches on members, health, md's clean and dirty states, the
+# write-intent bitmap, background jobs, arrays as members of others.
+noinst_LTLIBRARIES += %reldir%/libarray.la
+%canon_reldir%_libarray_la_SOURCES = \
+	%reldir%/array.c %reldir%/array.h \
+	%reldir%/bitmap.c %reldir%/bitmap.h \
+	%reldir%/dirty.c \
+	%reldir%/health.c \
+	%reldir%/job.c \
+	%reldir%/member-array.c
+%canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
+%canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)

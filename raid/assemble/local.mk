@@ -1,0 +1,9 @@
+# raid/assemble: arrays from a config: assembly from the members'
+# superblocks, and nbdraid create.  On top: it wires the layers
+# together (each array's level family, the shared spares).
+noinst_LTLIBRARIES += %reldir%/libassemble.la
+%canon_reldir%_libassemble_la_SOURCES = \
+	%reldir%/assemble.c \
+	%reldir%/create.c
+%canon_reldir%_libassemble_la_CPPFLAGS = $(ASSEMBLE_INCLUDES)
+%canon_reldir%_libassemble_la_CFLAGS = $(ENGINE_CFLAGS)

@@ -1,0 +1,23 @@
+# raid/member: the member interface and its backends (files and block
+# devices, NBD exports), superblock I/O, examining a member, retiring
+# devices that left, undoing a refused create.
+noinst_LTLIBRARIES += %reldir%/libmember.la
+%canon_reldir%_libmember_la_SOURCES = \
+	%reldir%/create-undo.c %reldir%/create-undo.h \
+	%reldir%/examine.c \
+	%reldir%/hole-memo.c %reldir%/hole-memo.h \
+	%reldir%/member.c %reldir%/member.h \
+	%reldir%/member-file.c \
+	%reldir%/member-nbd.c \
+	%reldir%/retired.c %reldir%/retired.h \
+	%reldir%/superblock-io.c %reldir%/superblock-io.h
+%canon_reldir%_libmember_la_CPPFLAGS = $(MEMBER_INCLUDES)
+%canon_reldir%_libmember_la_CFLAGS = $(ENGINE_CFLAGS) $(LIBNBD_CFLAGS)
+
+check_PROGRAMS += \
+	%reldir%/test-hole-memo \
+	%reldir%/test-retired
+%canon_reldir%_test_hole_memo_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_hole_memo_LDADD = raid/libraid.la
+%canon_reldir%_test_retired_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_retired_LDADD = raid/libraid.la
