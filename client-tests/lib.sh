@@ -9,7 +9,7 @@ set -o pipefail
 : "${abs_top_builddir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 : "${abs_top_srcdir:=$abs_top_builddir}"
 PLUGIN=$abs_top_builddir/plugins/raid/.libs/nbdkit-raid-plugin.so
-NBDRAID=$abs_top_builddir/server/nbdraid
+NBDRAID=$abs_top_builddir/server/cli/nbdraid
 MODEL="/usr/bin/python3 $abs_top_srcdir/client-tests/md-model.py"
 # nbdsh's Python module lives in the system Python.
 export PATH=/usr/bin:/usr/sbin:/sbin:$PATH

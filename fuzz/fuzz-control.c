@@ -1,6 +1,6 @@
 /* nbdraid fuzz target: the control socket's request parser.
  *
- * Input: bytes as a client sends them.  Framed as server/control.c
+ * Input: bytes as a client sends them.  Framed as server/control/control.c
  * does (the first line, at most 4095 bytes, refused if it holds a
  * NUL), then split by control_parse: an accepted request has 1 to
  * CONTROL_MAX_WORDS non-empty words, all inside the line, none holding

@@ -44,14 +44,14 @@ build () {
   # folder's headers.
   incs=$(for d in "$srcdir"/raid "$srcdir"/raid/*/; do printf -- '-I%s ' "$d"; done)
   cflags="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-    -I$builddir $incs -I$srcdir/server -I$srcdir/fuzz
+    -I$builddir $incs -I$srcdir/server/control -I$srcdir/fuzz
     $(pkg-config --cflags libisal libnbd inih)"
   libs="$(pkg-config --libs libisal libnbd inih) -lev -pthread -lm"
   # An object is rebuilt when its source or any header is newer.
-  newest=$(ls -t "$srcdir"/raid/*.h "$srcdir"/raid/*/*.h "$srcdir"/server/*.h \
+  newest=$(ls -t "$srcdir"/raid/*.h "$srcdir"/raid/*/*.h "$srcdir"/server/*/*.h \
              "$builddir/config.h" 2>/dev/null | head -1)
   for src in "$srcdir"/raid/*.c "$srcdir"/raid/*/*.c \
-             "$srcdir"/server/control-parse.c; do
+             "$srcdir"/server/control/control-parse.c; do
     [ -e "$src" ] || continue
     case $src in */test-*) continue ;; esac
     obj=$out/obj/$(basename "${src%.c}").o

@@ -7,4 +7,4 @@ TOP = os.environ.get("abs_top_builddir") or os.path.normpath(
     os.path.join(_here, "..", ".."))
 PLUGIN = os.path.join(TOP, "plugins", "raid", ".libs",
                       "nbdkit-raid-plugin.so")
-NBDRAID = os.path.join(TOP, "server", "nbdraid")
+NBDRAID = os.path.join(TOP, "server", "cli", "nbdraid")

@@ -1,0 +1,14 @@
+# server/cli: the nbdraid command: create and examine, and the verbs
+# it sends to a running array's control socket.  It sees only the
+# engine's public header.
+bin_PROGRAMS = %reldir%/nbdraid
+%canon_reldir%_nbdraid_SOURCES = \
+	%reldir%/nbdraid.c \
+	%reldir%/cmd-admin.c \
+	%reldir%/cmd-create.c \
+	%reldir%/cmd-examine.c \
+	%reldir%/commands.h \
+	server/json/json.c server/json/json.h
+%canon_reldir%_nbdraid_CPPFLAGS = -I$(srcdir)/raid/include \
+	-I$(srcdir)/server/json
+%canon_reldir%_nbdraid_LDADD = raid/libraid.la
