@@ -9,7 +9,8 @@
 
 #include "stripe-batch.h"
 
-/* Bounds of how long an update of a stream waits for its stripe. */
+/* Bounds of how long an update of a stream waits for its stripe: the
+ * time the stripe takes to arrive at 1 GB/s (one byte a nanosecond). */
 #define HOLD_MIN_NS 1000000
 #define HOLD_MAX_NS 20000000
 
@@ -43,7 +44,9 @@ stripe_batches_init (struct stripe_batches *b)
   b->queued = b->streak = 0;
   b->active_bytes = 0;
   b->next_offset = 0;
-  b->joined = b->held = b->held_out = 0;
+  b->hold_min_ns = HOLD_MIN_NS;
+  b->hold_max_ns = HOLD_MAX_NS;
+  b->joined = b->held = b->held_out = b->released = 0;
 }
 
 void
@@ -93,8 +96,9 @@ note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
     piece->offset < b->next_offset + stripe_bytes ? b->streak + 1 : 0;
   b->next_offset = piece->offset + piece->count;
   for (st = b->busy; st; st = st->next)
-    if (st->holding && leaves (piece, st, stripe_bytes)) {
+    if (st->holding && !st->left && leaves (piece, st, stripe_bytes)) {
       st->left = true;
+      b->released++;
       pthread_cond_signal (&st->head->cond);
     }
 }
@@ -110,8 +114,8 @@ static void
 hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
                  uint64_t stripe_bytes, pthread_cond_t *cond)
 {
-  const uint64_t hold_ns = stripe_bytes < HOLD_MIN_NS ? HOLD_MIN_NS
-    : stripe_bytes > HOLD_MAX_NS ? HOLD_MAX_NS : stripe_bytes;
+  const uint64_t hold_ns = stripe_bytes < b->hold_min_ns ? b->hold_min_ns
+    : stripe_bytes > b->hold_max_ns ? b->hold_max_ns : stripe_bytes;
   struct timespec until;
   int r = 0;
 

@@ -42,9 +42,13 @@ struct stripe_batches {
   uint64_t active_bytes;        /* of the writes in stripe_batch_write */
   uint64_t next_offset;         /* where the latest write ended */
   unsigned streak;              /* writes in a row near where the last ended */
+  /* How long a stream's update may wait for its stripe: the time the
+   * stripe takes to arrive at 1 GB/s, within these bounds. */
+  uint64_t hold_min_ns, hold_max_ns;
   uint64_t joined;              /* writes carried by another's update */
   uint64_t held;                /* updates that waited for their stripe */
   uint64_t held_out;            /* of which waited as long as allowed */
+  uint64_t released;            /* of which the stream, leaving, woke */
 };
 
 /* Update stripe `stripe` with pieces[0..n-1]: no two overlap.  Returns

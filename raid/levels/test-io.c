@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "test-array.h"
+#include "test-report.h"
 
 #define OPS_PER_THREAD 150
 
@@ -53,8 +54,7 @@ work (void *arg)
     case 1:
       w->failed |= raid_read (w->a, buf, len, off);
       if (memcmp (buf, w->model + off, len) != 0) {
-        fprintf (stderr, "FAIL: read at %" PRIu64 "+%" PRIu64 "\n", off,
-                 len);
+        fail ("read at %" PRIu64 "+%" PRIu64, off, len);
         w->failed = 1;
       }
       break;
@@ -83,14 +83,14 @@ check_extent (void *opaque, uint64_t offset, uint64_t len, bool hole)
   uint64_t i;
 
   if (offset != c->covered) {
-    fprintf (stderr, "FAIL: extent at %" PRIu64 ", expected %" PRIu64 "\n",
-             offset, c->covered);
+    fail ("extent at %" PRIu64 ", expected %" PRIu64,
+          offset, c->covered);
     return -1;
   }
   for (i = 0; hole && i < len; i++)
     if (c->model[offset + i]) {
-      fprintf (stderr, "FAIL: data at %" PRIu64 " in the hole %" PRIu64
-               "+%" PRIu64 "\n", offset + i, offset, len);
+      fail ("data at %" PRIu64 " in the hole %" PRIu64
+            "+%" PRIu64, offset + i, offset, len);
       return -1;
     }
   c->covered += len;
@@ -139,8 +139,8 @@ run_case (const char *dir, const char *name, const char *array_keys,
   back = malloc (size);
   /* Sparse members, nothing written: all of it is holes. */
   if (!extents_right (a, model, size, &holes) || holes != size) {
-    fprintf (stderr, "FAIL: %s: a new array's extents: %" PRIu64
-             " of %" PRIu64 " bytes holes\n", name, holes, size);
+    fail ("%s: a new array's extents: %" PRIu64
+          " of %" PRIu64 " bytes holes", name, holes, size);
     goto out_free;
   }
   for (i = 0; i < 2; i++) {
@@ -151,13 +151,13 @@ run_case (const char *dir, const char *name, const char *array_keys,
   for (i = 0; i < 2; i++)
     pthread_join (t[i], NULL);
   if (w[0].failed || w[1].failed)
-    fprintf (stderr, "FAIL: %s: an operation failed\n", name);
+    fail ("%s: an operation failed", name);
   else if (raid_flush (a) || raid_read (a, back, size, 0))
-    fprintf (stderr, "FAIL: %s: final read failed\n", name);
+    fail ("%s: final read failed", name);
   else if (memcmp (back, model, size) != 0)
-    fprintf (stderr, "FAIL: %s: final contents differ\n", name);
+    fail ("%s: final contents differ", name);
   else if (!extents_right (a, model, size, &holes))
-    fprintf (stderr, "FAIL: %s: extents\n", name);
+    fail ("%s: extents", name);
   else {
     printf ("ok: %s, %" PRIu64 " bytes, %" PRIu64 " in holes\n", name, size,
             holes);
@@ -193,5 +193,5 @@ main (void)
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
-  return failed;
+  return failed || failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -27,6 +27,7 @@
 
 #include "array.h"
 #include "test-array.h"
+#include "test-report.h"
 
 #define MEMBER_FILE_BYTES (8 * 1024 * 1024)
 /* The bitmap plays no part in what a rebuild writes. */
@@ -73,13 +74,13 @@ check_range (const char *dir, const char *name, struct raid_array *a,
     goto out;
   memset (got, 0xee, len);
   if (a->ops->reconstruct (a, m, off, len, gone, got, scratch) == -1)
-    fprintf (stderr, "FAIL: %s: member %u at %" PRIu64 "+%" PRIu64
-             ": reconstruct failed\n", name, m, off, len);
+    fail ("%s: member %u at %" PRIu64 "+%" PRIu64
+          ": reconstruct failed", name, m, off, len);
   else if (member_truth (dir, name, a, m, off, len, want) == -1)
-    fprintf (stderr, "FAIL: %s: member %u: cannot read its file\n", name, m);
+    fail ("%s: member %u: cannot read its file", name, m);
   else if (memcmp (got, want, len) != 0)
-    fprintf (stderr, "FAIL: %s: member %u at %" PRIu64 "+%" PRIu64
-             ": rebuilt bytes differ from the member's\n", name, m, off, len);
+    fail ("%s: member %u at %" PRIu64 "+%" PRIu64
+          ": rebuilt bytes differ from the member's", name, m, off, len);
   else {
     checks++;
     r = 0;
@@ -165,7 +166,7 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
   snprintf (role, sizeof role, "%u", m);
   if (!want || !got || member_truth (dir, name, a, m, 0, area, want) == -1 ||
       garbage_spare (path, s->io->size_bytes) == -1) {
-    fprintf (stderr, "FAIL: %s: cannot set up the recovery\n", name);
+    fail ("%s: cannot set up the recovery", name);
     goto out;
   }
   snprintf (path, sizeof path, "%s/%s-%u.img", dir, name, m);
@@ -173,27 +174,27 @@ check_recovery (const char *dir, const char *name, struct raid_array *a,
   snprintf (path, sizeof path, "%s/%s-spare.img", dir, name);
   if (raid_admin_fail (a, role, false, err, sizeof err) == -1 ||
       raid_admin_add (a, path, err, sizeof err) == -1) {
-    fprintf (stderr, "FAIL: %s: fail and add: %s\n", name, err);
+    fail ("%s: fail and add: %s", name, err);
     goto out;
   }
   while (step == 1)
     step = raid_job_step (a, RAID_JOB_STEP_MAX);
   if (step == -1 || slot_state (s) != SLOT_ACTIVE ||
       strcmp (s->path, path) != 0) {
-    fprintf (stderr, "FAIL: %s: the recovery of member %u did not end with "
-             "the spare in its place\n", name, m);
+    fail ("%s: the recovery of member %u did not end with "
+          "the spare in its place", name, m);
     goto out;
   }
   fd = open (path, O_RDONLY);
   if (fd == -1 || lost == -1 ||
       pread (fd, got, area, data_at) != (ssize_t) area)
-    fprintf (stderr, "FAIL: %s: cannot read the spare back\n", name);
+    fail ("%s: cannot read the spare back", name);
   else if (memcmp (got, want, area) != 0)
-    fprintf (stderr, "FAIL: %s: the spare's bytes differ from member %u's\n",
-             name, m);
+    fail ("%s: the spare's bytes differ from member %u's",
+          name, m);
   else if (has_hole (lost, data_at, area) && !has_hole (fd, data_at, area))
-    fprintf (stderr, "FAIL: %s: member %u has holes, the spare rebuilt from "
-             "the others none\n", name, m);
+    fail ("%s: member %u has holes, the spare rebuilt from "
+          "the others none", name, m);
   else {
     checks++;
     r = 0;
@@ -235,14 +236,14 @@ check_write_ahead (const char *dir, const char *name, struct raid_array *a,
       raid_admin_fail (a, role, false, err, sizeof err) == -1 ||
       raid_admin_add (a, path, err, sizeof err) == -1 ||
       raid_job_step (a, RAID_JOB_STEP_MAX) != 1) {
-    fprintf (stderr, "FAIL: %s: cannot start the recovery of member %u\n",
-             name, m);
+    fail ("%s: cannot start the recovery of member %u",
+          name, m);
     goto out;
   }
   for (i = 0; i < len; i++)
     data[i] = (uint8_t) rand_r (&seed);
   if (raid_write (a, data, len, at, false) == -1) {
-    fprintf (stderr, "FAIL: %s: write at %" PRIu64 " failed\n", name, at);
+    fail ("%s: write at %" PRIu64 " failed", name, at);
     goto out;
   }
   while ((step = raid_job_step (a, RAID_JOB_STEP_MAX)) == 1)
@@ -253,14 +254,14 @@ check_write_ahead (const char *dir, const char *name, struct raid_array *a,
       raid_read (a, back, len, at) == -1 ||
       a->ops->reconstruct (a, m, 0, area, &gone, want, &scratch) == -1 ||
       pread (fd, got, area, s->data_offset_bytes) != (ssize_t) area)
-    fprintf (stderr, "FAIL: %s: the recovery of member %u, or reading it "
-             "back, failed\n", name, m);
+    fail ("%s: the recovery of member %u, or reading it "
+          "back, failed", name, m);
   else if (memcmp (back, data, len) != 0)
-    fprintf (stderr, "FAIL: %s: the bytes written during the recovery "
-             "read back differently\n", name);
+    fail ("%s: the bytes written during the recovery "
+          "read back differently", name);
   else if (memcmp (got, want, area) != 0)
-    fprintf (stderr, "FAIL: %s: the spare's bytes differ from what the "
-             "others say member %u holds\n", name, m);
+    fail ("%s: the spare's bytes differ from what the "
+          "others say member %u holds", name, m);
   else {
     checks++;
     r = 0;
@@ -306,13 +307,13 @@ check_spare_churn (const char *dir, const char *name, struct raid_array *a)
         raid_admin_add (a, path, err, sizeof err) == -1 ||
         raid_admin_remove (a, path, removed, sizeof removed, err,
                            sizeof err) == -1) {
-      fprintf (stderr, "FAIL: %s: spare churn, round %u: %s\n", name, i,
-               err[0] ? err : strerror (errno));
+      fail ("%s: spare churn, round %u: %s", name, i,
+            err[0] ? err : strerror (errno));
       return -1;
     }
   if (strcmp (removed, path) != 0) {
-    fprintf (stderr, "FAIL: %s: remove reported %s, not %s\n", name,
-             removed, path);
+    fail ("%s: remove reported %s, not %s", name,
+          removed, path);
     return -1;
   }
   checks++;
@@ -360,7 +361,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
   if (raid_start (a) == -1)
     goto out;
   if (fill (a, sparse ? SPARSE_EVERY : 0, members) == -1)
-    fprintf (stderr, "FAIL: %s: filling the array failed\n", name);
+    fail ("%s: filling the array failed", name);
   else
     r = check_losses (dir, name, a) ||
       check_recovery (dir, name, a, members - 2) ||
@@ -392,7 +393,7 @@ run_wide_case (const char *dir, const char *name, const char *array_keys,
   if (raid_start (a) == -1)
     goto out;
   if (fill (a, WIDE_EVERY, members) == -1)
-    fprintf (stderr, "FAIL: %s: filling the array failed\n", name);
+    fail ("%s: filling the array failed", name);
   else
     r = check_recovery (dir, name, a, members - 1) ||
       check_write_ahead (dir, name, a, members - 2);
@@ -440,7 +441,8 @@ main (void)
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
-  if (!failed)
-    printf ("test-rebuild: %u ranges rebuilt exactly\n", checks);
-  return failed;
+  if (failed || failures)
+    return EXIT_FAILURE;
+  printf ("test-rebuild: %u ranges rebuilt exactly\n", checks);
+  return EXIT_SUCCESS;
 }

@@ -271,6 +271,19 @@ finish_stream (struct stream_check *c, pthread_t *t,
 /* How the rest of stripe 6 comes while its first quarter waits. */
 enum rest { REST_QUEUES, REST_OVERTAKEN, REST_PASSES };
 
+/* A stream's update in these checks may wait a minute: what ends the
+ * wait is what is checked, never the clock, so a slow machine (or
+ * valgrind) cannot change the outcome. */
+#define STREAM_HOLD_NS (60ULL * 1000000000)
+
+/* Poll cond (up to 20 s: a test that hangs fails instead). */
+#define POLL_FOR(cond) \
+  do { \
+    unsigned polls_; \
+    for (polls_ = 0; !(cond) && polls_ < 200000; polls_++) \
+      usleep (100); \
+  } while (0)
+
 /* Stripe 4 written, stripe 5 being written (a whole stripe in flight),
  * then the first quarter of stripe 6 arrives: a stream, so its update
  * waits.  With REST_QUEUES the other three quarters, arriving
@@ -279,65 +292,69 @@ enum rest { REST_QUEUES, REST_OVERTAKEN, REST_PASSES };
  * left the stripe).  REST_OVERTAKEN is the same, but a whole write
  * of stripe 7 passes before the middle quarters come (threads reorder
  * a stream): that is not the stream leaving stripe 6, and the wait goes
- * on.  With REST_PASSES a write across stripes 6 and 7 (which updates them
- * itself) brings the rest, and the wait ends then, not when it runs
- * out.  1 if so, 0 if the wait ran out first (a slow machine), -1 if it
- * did not wait or went wrong. */
-static int
+ * on.  With REST_PASSES a write across stripes 6 and 7 (which updates
+ * them itself) brings the rest, and that ends the wait. */
+static void
 stream_round (enum rest rest)
 {
+  static const char *what[] = {
+    [REST_QUEUES] = "the rest queued and rode with it",
+    [REST_OVERTAKEN] = "the rest rode with it, though a write of the "
+                       "next stripe came first",
+    [REST_PASSES] = "a write across the next stripe brought the rest",
+  };
   const uint64_t S = STREAM_STRIPE, Q = S / 4;
   const unsigned writers = rest == REST_PASSES ? 2 : 5;
+  const uint64_t released = rest == REST_PASSES;
   struct stream_check c = { .release = false };
   struct stripe_batches b;
   struct stream_writer first, w[5];
+  unsigned i, before = failures;
   pthread_t t[5];
-  unsigned i, wait;
   int r;
 
   stripe_batches_init (&b);
+  b.hold_min_ns = b.hold_max_ns = STREAM_HOLD_NS;
   pthread_mutex_init (&c.lock, NULL);
   first = stream_writer (&b, &c, 4, 4 * S, S);
   stream_write (&first);
   w[0] = stream_writer (&b, &c, 5, 5 * S, S);
   pthread_create (&t[0], NULL, stream_write, &w[0]);
-  while (counter (&b, &b.active_bytes) < S)
-    usleep (1000);
-  /* The writers of stripe 6 are ready before the first starts, so
-   * that the others come at once, even under valgrind. */
+  POLL_FOR (counter (&b, &b.active_bytes) >= S);
   for (i = 1; i < writers; i++) {
     w[i] = stream_writer (&b, &c, 6, 6 * S + (i - 1) * Q, Q);
     w[i].go = false;
     pthread_create (&t[i], NULL, stream_write, &w[i]);
   }
   __atomic_store_n (&w[1].go, true, __ATOMIC_RELEASE);
-  for (wait = 0; counter (&b, &b.held) == 0 && wait < 20000; wait++)
-    usleep (100);                       /* at most 2 s */
+  POLL_FOR (counter (&b, &b.held) == 1);
   if (rest != REST_PASSES) {
     __atomic_store_n (&w[writers - 1].go, true, __ATOMIC_RELEASE);
-    for (wait = 0; queued (&b) < 2 && wait < 20000; wait++)
-      usleep (100);                     /* at most 2 s */
+    POLL_FOR (queued (&b) == 2);
   }
-  if (rest == REST_OVERTAKEN) {
-    /* Time for the held update to go, were it woken: 2 ms of its 20. */
+  /* Whether a passing write ends the wait is decided in the call, under
+   * the gathering's lock: the count says so as soon as it returns. */
+  if (rest == REST_OVERTAKEN)
     stripe_batch_passing (&b, S, &(struct stripe_piece) { NULL, 7 * S, S });
-    usleep (2000);
-  }
-  for (i = 2; i < writers - 1; i++)
-    __atomic_store_n (&w[i].go, true, __ATOMIC_RELEASE);
   if (rest == REST_PASSES)
     stripe_batch_passing (&b, S, &(struct stripe_piece) { NULL, 6 * S + Q, S });
+  if (counter (&b, &b.released) != released)
+    fail ("stream (%s): the passing write ended %" PRIu64 " waits, want "
+          "%" PRIu64, what[rest], counter (&b, &b.released), released);
+  for (i = 2; i < writers - 1; i++)
+    __atomic_store_n (&w[i].go, true, __ATOMIC_RELEASE);
   r = finish_stream (&c, t, w, writers) | first.r;
-  if (r || b.held == 0) {
-    fail ("stream: no update waited, or a write failed (%d)", r);
-    r = -1;
-  }
-  else
-    r = b.held == 1 && b.held_out == 0 && c.calls6 == 1 &&
-      c.size6 == writers - 1;
+  if (r || b.held != 1 || b.held_out != 0 || c.calls6 != 1 ||
+      c.size6 != writers - 1)
+    fail ("stream (%s): %" PRIu64 " updates waited, %" PRIu64 " ran out, "
+          "stripe 6 in %u updates, the last of %u writes, want 1, 0, 1, "
+          "%u (%d)", what[rest], b.held, b.held_out, c.calls6, c.size6,
+          writers - 1, r);
+  else if (failures == before)
+    printf ("ok: a stream's update waited for its stripe: %s\n",
+            what[rest]);
   pthread_mutex_destroy (&c.lock);
   stripe_batches_destroy (&b);
-  return r;
 }
 
 /* A writer with one write in flight at a time never waits, however
@@ -363,27 +380,6 @@ check_lone_stream (void)
     printf ("ok: a lone sequential writer never waits\n");
   pthread_mutex_destroy (&c.lock);
   stripe_batches_destroy (&b);
-}
-
-static void
-check_stream (enum rest rest)
-{
-  static const char *what[] = {
-    [REST_QUEUES] = "the rest of it queued and rode with it",
-    [REST_OVERTAKEN] = "the rest rode with it, though a write of the "
-                       "next stripe came first",
-    [REST_PASSES] = "a write across the next brought the rest",
-  };
-  int round, r = 0;
-
-  for (round = 0; round < 5 && r == 0; round++)
-    r = stream_round (rest);
-  if (r == 0)
-    fail ("stream: in 5 rounds stripe 6 never went in one update (%s)",
-          what[rest]);
-  else if (r == 1)
-    printf ("ok: a stream's update waited for its stripe: %s (round %d)\n",
-            what[rest], round);
 }
 
 /* Stripe 6's first write leads at once (no stream yet) and its update
@@ -614,9 +610,9 @@ main (void)
 
   failed |= check_queue (false, 2, all);
   failed |= check_queue (true, 3, split);
-  check_stream (REST_QUEUES);
-  check_stream (REST_OVERTAKEN);
-  check_stream (REST_PASSES);
+  stream_round (REST_QUEUES);
+  stream_round (REST_OVERTAKEN);
+  stream_round (REST_PASSES);
   check_promoted ();
   check_lone_stream ();
   if (!mkdtemp (dir)) {

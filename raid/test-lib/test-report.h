@@ -1,5 +1,6 @@
 /* nbdraid unit tests: reporting failures.  Each test counts its
- * failures and prints the first few; main exits non-zero if any. */
+ * failures and prints the first few ("FAIL: ..." on stdout, from any
+ * thread); main exits non-zero if any. */
 #ifndef NBDRAID_TEST_REPORT_H
 #define NBDRAID_TEST_REPORT_H
 
@@ -15,13 +16,15 @@ fail (const char *fmt, ...)
 {
   va_list ap;
 
-  if (++failures > 30)          /* the first ones tell the story */
-    return;
+  if (__atomic_add_fetch (&failures, 1, __ATOMIC_SEQ_CST) > 30)
+    return;                     /* the first ones tell the story */
+  flockfile (stdout);
   printf ("FAIL: ");
   va_start (ap, fmt);
   vprintf (fmt, ap);
   va_end (ap);
   printf ("\n");
+  funlockfile (stdout);
 }
 
 #endif
