@@ -120,6 +120,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
           unsigned members)
 {
   struct raid_config cfg;
+  char err[1024];
   struct raid_array *a;
   struct worker w[2];
   pthread_t t[2];
@@ -129,9 +130,11 @@ run_case (const char *dir, const char *name, const char *array_keys,
   int r = 1;
 
   a = test_array (dir, name, array_keys, members, 2 * 1024 * 1024, NULL,
-                  &cfg);
-  if (!a)
+                  &cfg, err, sizeof err);
+  if (!a) {
+    fail ("%s: %s", name, err);
     return 1;
+  }
   if (raid_start (a) == -1)
     goto out;
   size = raid_size (a);

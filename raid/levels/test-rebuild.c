@@ -351,13 +351,16 @@ run_case (const char *dir, const char *name, const char *array_keys,
 {
   const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg;
+  char err[1024];
   struct raid_array *a;
   int r = 1;
 
   a = test_array (dir, name, array_keys, members, MEMBER_FILE_BYTES,
-                  sparse ? &clean : NULL, &cfg);
-  if (!a)
+                  sparse ? &clean : NULL, &cfg, err, sizeof err);
+  if (!a) {
+    fail ("%s: %s", name, err);
     return 1;
+  }
   if (raid_start (a) == -1)
     goto out;
   if (fill (a, sparse ? SPARSE_EVERY : 0, members) == -1)
@@ -383,13 +386,16 @@ run_wide_case (const char *dir, const char *name, const char *array_keys,
 {
   const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg;
+  char err[1024];
   struct raid_array *a;
   int r = 1;
 
   a = test_array (dir, name, array_keys, members, WIDE_MEMBER_BYTES, &clean,
-                  &cfg);
-  if (!a)
+                  &cfg, err, sizeof err);
+  if (!a) {
+    fail ("%s: %s", name, err);
     return 1;
+  }
   if (raid_start (a) == -1)
     goto out;
   if (fill (a, WIDE_EVERY, members) == -1)

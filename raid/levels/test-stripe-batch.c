@@ -142,11 +142,14 @@ check_queue (bool overlap, unsigned want_calls, const unsigned *want_sizes)
   if (!r && (q.first_offset[0] != 0 || q.first_offset[1] != 4096))
     r = 1;
   if (r) {
-    fprintf (stderr, "FAIL: queue%s: %u updates of", overlap ? " (overlap)" :
-             "", q.calls);
+    char sizes[16 * THREADS] = "";
+    size_t len = 0;
+
     for (i = 0; i < q.calls && i < THREADS; i++)
-      fprintf (stderr, " %u", q.sizes[i]);
-    fprintf (stderr, " writes\n");
+      len += (size_t) snprintf (sizes + len, sizeof sizes - len, " %u",
+                                q.sizes[i]);
+    fail ("queue%s: %u updates of%s writes", overlap ? " (overlap)" : "",
+          q.calls, sizes);
   }
   else
     printf ("ok: queue%s: %u updates\n", overlap ? " (overlap)" : "",
@@ -492,7 +495,7 @@ work (void *arg)
       r = raid_write (rd->a, buf, len, off, false);
     }
     if (r == -1) {
-      fprintf (stderr, "FAIL: write at %" PRIu64 "+%" PRIu64 "\n", off, len);
+      fail ("write at %" PRIu64 "+%" PRIu64, off, len);
       rd->failed = 1;
     }
   }
@@ -526,11 +529,11 @@ matches (const char *name, const char *when, struct round *rd, uint64_t size)
   int r = 0;
 
   if (raid_read (rd->a, back, size, 0) == -1) {
-    fprintf (stderr, "FAIL: %s: reading back %s failed\n", name, when);
+    fail ("%s: reading back %s failed", name, when);
     r = 1;
   }
   else if (memcmp (back, rd->model, size) != 0) {
-    fprintf (stderr, "FAIL: %s: contents differ %s\n", name, when);
+    fail ("%s: contents differ %s", name, when);
     r = 1;
   }
   free (back);
@@ -544,7 +547,7 @@ fail_member (const char *name, struct raid_array *a, unsigned m)
 
   snprintf (role, sizeof role, "%u", m);
   if (raid_admin_fail (a, role, false, err, sizeof err) == -1) {
-    fprintf (stderr, "FAIL: %s: failing member %u: %s\n", name, m, err);
+    fail ("%s: failing member %u: %s", name, m, err);
     return 1;
   }
   return 0;
@@ -557,6 +560,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
           unsigned members, unsigned parity)
 {
   struct raid_config cfg;
+  char err[1024];
   struct raid_array *a;
   struct round rd = { 0 };
   struct raid_shape shape;
@@ -565,9 +569,11 @@ run_case (const char *dir, const char *name, const char *array_keys,
   int r = 1;
 
   a = test_array (dir, name, array_keys, members, 2 * 1024 * 1024, NULL,
-                  &cfg);
-  if (!a)
+                  &cfg, err, sizeof err);
+  if (!a) {
+    fail ("%s: %s", name, err);
     return 1;
+  }
   if (raid_start (a) == -1)
     goto out;
   size = raid_size (a);
@@ -586,7 +592,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
                        matches (name, "two failed", &rd, size))))
     goto free;
   if (parity_state (a)->batches.joined == 0) {
-    fprintf (stderr, "FAIL: %s: no write was gathered\n", name);
+    fail ("%s: no write was gathered", name);
     goto free;
   }
   printf ("ok: %s, %" PRIu64 " writes gathered\n", name,

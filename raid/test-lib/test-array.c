@@ -9,10 +9,11 @@
 struct raid_array *
 test_array (const char *dir, const char *name, const char *array_keys,
             unsigned members, uint64_t bytes,
-            const struct raid_create_options *co, struct raid_config *cfg)
+            const struct raid_create_options *co, struct raid_config *cfg,
+            char *err, size_t errlen)
 {
   static const struct raid_create_options defaults;
-  char conf[512], err[1024], path[512];
+  char conf[512], path[512];
   struct raid_options ao = { 0 };
   struct raid_array *a;
   unsigned m;
@@ -21,7 +22,7 @@ test_array (const char *dir, const char *name, const char *array_keys,
   snprintf (conf, sizeof conf, "%s/%s.conf", dir, name);
   fp = fopen (conf, "w");
   if (!fp) {
-    perror (conf);
+    snprintf (err, errlen, "%s: %m", conf);
     return NULL;
   }
   fprintf (fp, "[array]\n%s[members]\n", array_keys);
@@ -29,19 +30,17 @@ test_array (const char *dir, const char *name, const char *array_keys,
     snprintf (path, sizeof path, "%s/%s-%u.img", dir, name, m);
     fclose (fopen (path, "w"));
     if (truncate (path, (off_t) bytes) == -1) {
-      perror (path);
+      snprintf (err, errlen, "%s: truncate: %m", path);
       fclose (fp);
       return NULL;
     }
     fprintf (fp, "member = %s\n", path);
   }
   fclose (fp);
-  if (raid_config_load (conf, cfg, err, sizeof err) == -1)
+  if (raid_config_load (conf, cfg, err, errlen) == -1)
     a = NULL;
-  else if (raid_create (cfg, co ? co : &defaults, err, sizeof err) == -1 ||
-           !(a = raid_assemble (cfg, &ao, err, sizeof err)))
+  else if (raid_create (cfg, co ? co : &defaults, err, errlen) == -1 ||
+           !(a = raid_assemble (cfg, &ao, err, errlen)))
     raid_config_free (cfg), a = NULL;
-  if (!a)
-    fprintf (stderr, "FAIL: %s: %s\n", name, err);
   return a;
 }
