@@ -2,7 +2,8 @@
 # A member of each redundant level fails (its server killed) under a
 # running fio --verify job: the spare takes over by itself, the rebuild
 # finishes, fio sees no error, and the rebuilt member holds exactly what
-# md's layout says it must.
+# md's layout says it must.  The log says the failure as an error and
+# the recovery as the routine it is ("info:", not "error:").
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires fio
@@ -36,6 +37,15 @@ rebuild_case () {
   stop_server
   members=$(member_paths "$T/$name" "$n" "$victim" "$T/$name/s0.img")
   check_members_hold "$T/$name.out"
+  # Each case fails a different role of the array "test".
+  grep -q "^nbdkit: raid[^:]*: error: array test: member $victim .* failed" \
+    "$T/nbdkit.log" || die "$name: the failure is not logged as an error"
+  grep -q "^nbdkit: raid: info: array test: recovery of member $victim .* finished" \
+    "$T/nbdkit.log" || die "$name: the recovery's end is not logged as info"
+  if grep -E "error: array test: (spare .* takes the place|recovery .* finished)" \
+       "$T/nbdkit.log"; then
+    die "$name: routine events logged as errors"
+  fi
   echo "ok: $name rebuilt member $victim onto the spare under fio"
 }
 

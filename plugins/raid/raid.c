@@ -20,6 +20,7 @@
 #include <nbdkit-plugin.h>
 
 #include "control.h"
+#include "notice.h"
 #include "raid.h"
 #include "server-readonly.h"
 
@@ -95,13 +96,24 @@ plugin_config_complete (void)
   "readonly=true      Open the members read-only.\n" \
   "degraded=true      Start even with members missing (mdadm --run)."
 
+/* Errors as nbdkit's errors; routine events and warnings are not
+ * errors (notice.c). */
 static void
 log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
 {
-  if (level == RAID_LOG_ERROR)
+  switch (level) {
+  case RAID_LOG_ERROR:
     nbdkit_error ("%s", msg);
-  else
+    break;
+  case RAID_LOG_WARNING:
+    notice ("warning", msg);
+    break;
+  case RAID_LOG_INFO:
+    notice ("info", msg);
+    break;
+  default:
     nbdkit_debug ("%s", msg);
+  }
 }
 
 /* Events go to the control plane once it exists. */
@@ -121,6 +133,7 @@ plugin_get_ready (void)
   struct raid_shape shape;
   char err[1024], layout[32];
 
+  notice_start ();
   /* With nbdkit -r nothing may write, metadata and rebuilds included. */
   if (!readonly && server_readonly ()) {
     nbdkit_debug ("nbdkit -r: the array is read-only");

@@ -208,7 +208,7 @@ raid_admin_remove (struct raid_array *a, const char *member, char *removed,
   /* Let the device go now if no request holds it, as an admin who
    * detaches it next expects; else the maintenance tick will. */
   retired_reclaim (&a->retired);
-  array_log (a, RAID_LOG_ERROR, "array %s: removed %s", a->name, member);
+  array_log (a, RAID_LOG_INFO, "array %s: removed %s", a->name, member);
   return 0;
 }
 
@@ -314,7 +314,7 @@ raid_admin_add (struct raid_array *a, const char *path, char *err,
   m = NULL;
   r = array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
-  array_log (a, RAID_LOG_ERROR, "array %s: added %s as a spare", a->name,
+  array_log (a, RAID_LOG_INFO, "array %s: added %s as a spare", a->name,
              path);
  out:
   member_close (m);
@@ -456,7 +456,7 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
   ret = array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
   array_unquiesce (a);
-  array_log (a, RAID_LOG_ERROR, "array %s: re-added %s as member %u: %s",
+  array_log (a, RAID_LOG_INFO, "array %s: re-added %s as member %u: %s",
              a->name, slot->path, r, partial ? "recovering what the bitmap "
              "marks" : "full recovery (no usable bitmap)");
  out:

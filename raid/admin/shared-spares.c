@@ -129,7 +129,7 @@ raid_admin_add_shared (struct raid_array *root, const char *path, char *err,
   if (r != 1 || !(root->shared[root->nshared] = strdup (path)))
     return -1;
   root->nshared++;
-  array_log (root, RAID_LOG_ERROR, "array %s: added %s as a shared spare",
+  array_log (root, RAID_LOG_INFO, "array %s: added %s as a shared spare",
              root->name, path);
   return 0;
 }

@@ -204,7 +204,7 @@ schedule (struct raid_array *a)
   if (a->job.kind == RAID_JOB_NONE && is_empty_role (&a->slots[role]) &&
       (unsigned) spare < a->nspares &&
       slot_state (&a->spares[spare]) == SLOT_ACTIVE) {
-    array_log (a, RAID_LOG_ERROR, "array %s: spare %s takes the place of "
+    array_log (a, RAID_LOG_INFO, "array %s: spare %s takes the place of "
                "member %d (%s)", a->name, a->spares[spare].path, role,
                a->slots[role].path);
     promote_spare (a, (unsigned) spare, (unsigned) role);
@@ -524,7 +524,7 @@ finish_rebuild (struct raid_array *a)
                raid_job_name (a->job.kind));
   if (a->job.kind == RAID_JOB_REPLACE) {
     finish_replace (a);
-    array_log (a, RAID_LOG_ERROR, "array %s: replacement of member %u "
+    array_log (a, RAID_LOG_INFO, "array %s: replacement of member %u "
                "finished: %s now holds it", a->name, r, a->slots[r].path);
   }
   else {
@@ -534,7 +534,7 @@ finish_rebuild (struct raid_array *a)
     a->job.kind = RAID_JOB_NONE;
     array_write_superblocks_locked (a);
     pthread_mutex_unlock (&a->sb_lock);
-    array_log (a, RAID_LOG_ERROR, "array %s: recovery of member %u (%s) "
+    array_log (a, RAID_LOG_INFO, "array %s: recovery of member %u (%s) "
                "finished: %" PRIu64 " bytes rebuilt", a->name, r,
                a->slots[r].path, a->last_work_bytes);
   }
@@ -662,7 +662,7 @@ step_resync (struct raid_array *a, uint64_t budget)
     a->job.kind = RAID_JOB_NONE;
     array_write_superblocks_locked (a);
     pthread_mutex_unlock (&a->sb_lock);
-    array_log (a, RAID_LOG_ERROR, "array %s: resync finished: %" PRIu64
+    array_log (a, RAID_LOG_INFO, "array %s: resync finished: %" PRIu64
                " bytes of each member resynced", a->name, a->last_work_bytes);
     array_event (a, RAID_EVENT_REBUILD_FINISHED, -1, "resync");
     return 1;
@@ -690,7 +690,7 @@ step_check (struct raid_array *a, uint64_t budget)
   a->job.pos += n;
   if (a->job.pos == a->job.end) {
     snprintf (detail, sizeof detail, "%" PRIu64, a->job.mismatches);
-    array_log (a, RAID_LOG_ERROR, "array %s: %s finished: %" PRIu64
+    array_log (a, RAID_LOG_INFO, "array %s: %s finished: %" PRIu64
                " mismatched sectors%s", a->name, raid_job_name (a->job.kind),
                a->job.mismatches, a->job.kind == RAID_JOB_REPAIR
                ? " rewritten" : "");
@@ -784,7 +784,7 @@ raid_job_idle (struct raid_array *a, char *err, size_t errlen)
 
   pthread_mutex_lock (&a->sb_lock);
   if (a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR) {
-    array_log (a, RAID_LOG_ERROR, "array %s: %s stopped at %" PRIu64 "%%",
+    array_log (a, RAID_LOG_INFO, "array %s: %s stopped at %" PRIu64 "%%",
                a->name, raid_job_name (a->job.kind),
                a->job.pos * 100 / a->job.end);
     a->job.kind = RAID_JOB_NONE;

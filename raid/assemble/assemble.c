@@ -486,7 +486,7 @@ warn_controllers (struct raid_array *a, const struct raid_config *cfg)
   char why[512];
 
   if (controllers_survive (&a->geo, cfg, NULL, why, sizeof why) == 0)
-    array_log (a, RAID_LOG_ERROR, "array %s: warning: %s", a->name, why);
+    array_log (a, RAID_LOG_WARNING, "array %s: %s", a->name, why);
 }
 
 /* Roles the superblocks still count on but that are not there are
@@ -501,7 +501,7 @@ record_missing (struct raid_array *a)
   list_roles (a, false, list, sizeof list);
   if (!list[0])
     return;
-  array_log (a, RAID_LOG_ERROR, "array %s: running degraded: %s", a->name,
+  array_log (a, RAID_LOG_WARNING, "array %s: running degraded: %s", a->name,
              list);
   array_event (a, RAID_EVENT_DEGRADED_ARRAY, -1, list);
   for (i = 0; i < a->geo.members; i++)

@@ -142,7 +142,13 @@ const char *raid_spec_array (const char *spec);
 
 struct raid_array;
 
-enum raid_log_level { RAID_LOG_DEBUG, RAID_LOG_INFO, RAID_LOG_ERROR };
+/* What the engine logs: DEBUG for developers; INFO for routine events
+ * (a recovery started or finished, a spare added); WARNING for an
+ * array that runs at risk (degraded, or lost with one controller);
+ * ERROR for what failed (a member, a request). */
+enum raid_log_level {
+  RAID_LOG_DEBUG, RAID_LOG_INFO, RAID_LOG_WARNING, RAID_LOG_ERROR,
+};
 typedef void (*raid_log_fn) (void *opaque, enum raid_log_level level,
                              const char *msg);
 

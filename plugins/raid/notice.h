@@ -1,0 +1,10 @@
+/* nbdkit-raid-plugin: logging what is not an error (notice.c). */
+#ifndef NBDRAID_NOTICE_H
+#define NBDRAID_NOTICE_H
+
+/* Call in .get_ready: nbdkit forks into the background after it. */
+void notice_start (void);
+/* Log msg as "info" or "warning" ("what"). */
+void notice (const char *what, const char *msg);
+
+#endif
