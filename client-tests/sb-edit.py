@@ -6,7 +6,8 @@ with --bitmap, a field of its internal bitmap's header (no checksum).
     sb-edit.py MEMBER BYTE-OFFSET FORMAT VALUE [--keep-csum] [--bitmap]
 
 FORMAT is a struct code: B (u8), H (u16), I (u32), i (s32), Q (u64).
-Offsets are into the superblock (md-format.md), e.g. 200 Q = events,
+Offsets are into the superblock (md's struct mdp_superblock_1 in
+include/uapi/linux/raid/md_p.h), e.g. 200 Q = events,
 or into the bitmap header, e.g. 52 I = chunksize.
 """
 import struct

@@ -19,8 +19,6 @@
 
 #include "array.h"
 
-/* Bytes of a member handled per step at most. */
-
 const char *
 raid_job_name (enum raid_job_kind kind)
 {

@@ -4,7 +4,8 @@
  * (8, so 8 KiB into the member): a 256-byte header, then one bit per
  * bitmap chunk of the array's sync space (the member data area for
  * RAID1/4/5/6, the array for RAID10), little-endian bit order, 1 =
- * dirty.  Every member holds the same bitmap.  md-format.md.
+ * dirty.  Every member holds the same bitmap.  md's bitmap_super_t
+ * (drivers/md/md-bitmap.h) and md_bitmap_read_sb() (md-bitmap.c).
  */
 #ifndef NBDRAID_BITMAP_FORMAT_H
 #define NBDRAID_BITMAP_FORMAT_H

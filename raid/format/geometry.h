@@ -18,7 +18,7 @@
 #define RAID_MIN_CHUNK_BYTES 4096
 #define RAID_MAX_CHUNK_BYTES (1024 * 1024 * 1024ULL)
 
-/* md's RAID5/6 layouts (md-format.md). */
+/* md's RAID5/6 layouts (drivers/md/raid5.h: ALGORITHM_*). */
 enum {
   LAYOUT_LEFT_ASYMMETRIC = 0,
   LAYOUT_RIGHT_ASYMMETRIC = 1,

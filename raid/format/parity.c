@@ -22,14 +22,15 @@ decode_slots (const struct parity_code *c)
 }
 
 /* ISA-L's xor_gen and pq_gen give what ec_encode_data gives with the
- * P and Q rows, two to four times faster (isal.md), but only for two
- * data blocks or more, len a multiple of 32 and 32-byte aligned
- * buffers.  Client data sits where nbdkit's buffer put it, 16 bytes
- * past a 64-byte boundary, so buffers that are all misaligned alike
- * qualify too, from their first aligned byte: *head bytes in, for *mid
- * bytes (the edges, under 32 bytes each, take the general route).  Put
- * the buffers of lists[0..n-1] so advanced in one array, or return
- * false and let the whole call take the general route. */
+ * P and Q rows, several times faster (client-tests/bench/FINDINGS.md),
+ * but only for two data blocks or more, len a multiple of 32 and
+ * 32-byte aligned buffers.  Client data sits where nbdkit's buffer put
+ * it, 16 bytes past a 64-byte boundary, so buffers that are all
+ * misaligned alike qualify too, from their first aligned byte: *head
+ * bytes in, for *mid bytes (the edges, under 32 bytes each, take the
+ * general route).  Put the buffers of lists[0..n-1] so advanced in one
+ * array, or return false and let the whole call take the general
+ * route. */
 static bool
 raid_gen_args (size_t len, unsigned n, uint8_t *const *const *lists,
                const unsigned *counts, void **array, size_t *head,

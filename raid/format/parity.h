@@ -44,8 +44,8 @@ int parity_recover (struct parity_code *c, size_t len, const bool *present,
                     uint8_t *const *blocks);
 
 /* Allocate n buffers of len bytes in one block, staggered by 256 bytes
- * within a page (ISA-L runs 2-4x slower when every buffer starts at the
- * same page offset) and then skew (under 32) bytes further, to share
+ * within a page (ISA-L runs several times slower when every buffer
+ * starts at the same page offset: client-tests/bench/FINDINGS.md) and then skew (under 32) bytes further, to share
  * the misalignment of client data they are computed with; or
  * page-aligned for O_DIRECT members, whatever skew.  Returns the block
  * to pass to parity_buffers_free, or NULL. */

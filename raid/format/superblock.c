@@ -1,7 +1,8 @@
 /* nbdraid: encode, decode and checksum the md v1.2 superblock.
  *
  * Byte offsets are those of md's struct mdp_superblock_1
- * (include/uapi/linux/raid/md_p.h); see ../shared/notes/md-format.md.
+ * (include/uapi/linux/raid/md_p.h); the checksum and the checks are
+ * drivers/md/md.c's calc_sb_1_csum() and super_1_load().
  */
 #include <config.h>
 

@@ -26,7 +26,7 @@
 #define MD_ROLE_JOURNAL 0xfffd
 #define MD_ROLE_MAX 0xff00
 
-/* feature_map bits (md-format.md). */
+/* feature_map bits (md_p.h: MD_FEATURE_*). */
 #define MD_FEATURE_BITMAP 0x1
 #define MD_FEATURE_RECOVERY_OFFSET 0x2
 #define MD_FEATURE_RESHAPE 0x4

@@ -1,6 +1,7 @@
 /* nbdraid: test parity_encode, parity_update and parity_buffers_alloc
  * against a naive GF(2^8): bitwise multiplication modulo 0x11d with
- * generator 2, so Q = sum of 2^k * D_k (md-format.md).
+ * generator 2, so Q = sum of 2^k * D_k (md's RAID6, lib/raid6/ in
+ * Linux, after H. Peter Anvin's "The mathematics of RAID-6").
  *
  * Every buffer handed to the engine starts 1, 16 or 48 bytes past a
  * 64-byte boundary and is followed by guard bytes that must survive.

@@ -1,8 +1,8 @@
 /* nbdraid: test md_sb_encode, md_sb_decode and md_sb_checksum.
  *
- * The layout and the checksum rule come from md-format.md (md's struct
- * mdp_superblock_1 and calc_sb_1_csum()); the checksum here is
- * written independently of the engine's.
+ * The layout and the checksum rule are md's struct mdp_superblock_1
+ * (include/uapi/linux/raid/md_p.h) and calc_sb_1_csum() (drivers/md/
+ * md.c); the checksum here is written independently of the engine's.
  */
 #include <config.h>
 

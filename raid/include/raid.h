@@ -245,10 +245,9 @@ const char *raid_job_name (enum raid_job_kind kind);
 
 /* Do up to budget bytes (at most RAID_JOB_STEP_MAX) of member I/O of
  * background work.  Returns 1 if there is more to do, 0 if there is
- * nothing, -1 on error.  A step's stripes stay locked until it ends, but
- * every step also starts and drains the workers, leaving cores idle at
- * its end: 16 MiB steps rebuilt 10% faster than 4 MiB ones when idle and
- * twice as fast under client load (client p99 +10%). */
+ * nothing, -1 on error.  A step's stripes stay locked until it ends,
+ * and every step starts and drains the workers, leaving cores idle at
+ * its end: the size weighs the two (client-tests/bench/FINDINGS.md). */
 #define RAID_JOB_STEP_MAX (16 * 1024 * 1024)
 int raid_job_step (struct raid_array *a, uint64_t budget);
 /* Start a check (or repair) of every stripe; refused while another job

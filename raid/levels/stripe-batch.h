@@ -1,8 +1,8 @@
 /* nbdraid: writes to one parity stripe, gathered while it is busy.
  *
  * A write inside one stripe that leaves part of it unwritten costs a
- * read-modify-write: at 1M chunks over 16 members every 1M write reads
- * and writes its data, P and Q, six times its size through the kernel.
+ * read-modify-write: it reads and writes its data, P and Q, several
+ * times its size through the kernel.
  * Concurrent writes to one stripe would queue on its stripe lock
  * anyway; here they queue in front of it instead, and when the write
  * updating the stripe is done, the first one queued updates it for

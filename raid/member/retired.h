@@ -3,13 +3,13 @@
  *
  * Requests read a slot's device without a lock, so a device taken out
  * of its slot (nbdraid remove, add or re-add over it) may still be in
- * use by a request that read the slot just before.  Keeping every such
- * device open until the array closes held removed disks, the space of
- * deleted member files and the connections of a flapping NBD member
- * for the server's life.  Instead, requests count themselves in one of
- * two counters, the current epoch's; retired devices are closed once
- * the epoch has moved on and the old epoch's counter has drained, as
- * in RCU.  Entering costs a request two atomic additions.
+ * use by a request that read the slot just before; yet it must be
+ * closed soon, or a removed disk stays held, a deleted member file
+ * keeps its space and a flapping NBD member leaves a connection open
+ * each time.  So requests count themselves in one of two counters, the
+ * current epoch's; retired devices are closed once the epoch has moved
+ * on and the old epoch's counter has drained, as in RCU.  Entering
+ * costs a request two atomic additions.
  *
  * retired_enter and retired_exit may be called from any thread;
  * retired_add, retired_reclaim and retired_close_all from one thread at
