@@ -43,6 +43,7 @@ plugin_load (void)
   mallopt (M_TRIM_THRESHOLD, 128 * 1024 * 1024);
 }
 
+/* Stop the control plane, then stop the array cleanly and free it. */
 static void
 plugin_unload (void)
 {
@@ -52,6 +53,8 @@ plugin_unload (void)
   free (config_path);
 }
 
+/* Called for each key=value passed on the command line: config=FILE
+ * (the magic key), readonly= and degraded=. */
 static int
 plugin_config (const char *key, const char *value)
 {
@@ -75,6 +78,7 @@ plugin_config (const char *key, const char *value)
   return 0;
 }
 
+/* Check that a config file was given, and load it. */
 static int
 plugin_config_complete (void)
 {
@@ -182,54 +186,64 @@ plugin_after_fork (void)
   return 0;
 }
 
+/* Every connection serves the one array: no per-connection state. */
 static void *
 plugin_open (int ro)
 {
   return array;
 }
 
+/* Get the size of the array. */
 static int64_t
 plugin_get_size (void *handle)
 {
   return (int64_t) raid_size (array);
 }
 
+/* Writable unless readonly=true, or nbdkit -r. */
 static int
 plugin_can_write (void *handle)
 {
   return !readonly;
 }
 
+/* Allow multiple parallel connections from a single client: all state
+ * is global, so a flush on one covers them all. */
 static int
 plugin_can_multi_conn (void *handle)
 {
   return 1;
 }
 
+/* FUA is native: the array flushes its members before returning. */
 static int
 plugin_can_fua (void *handle)
 {
   return NBDKIT_FUA_NATIVE;
 }
 
+/* Flush is supported: it flushes every member that holds data. */
 static int
 plugin_can_flush (void *handle)
 {
   return 1;
 }
 
+/* Trim zeroes the range, so only when writable. */
 static int
 plugin_can_trim (void *handle)
 {
   return !readonly;
 }
 
+/* Zero when writable: whole stripes are deallocated on every member. */
 static int
 plugin_can_zero (void *handle)
 {
   return !readonly;
 }
 
+/* Extents: holes where the members report them. */
 static int
 plugin_can_extents (void *handle)
 {
@@ -265,6 +279,7 @@ engine_result (int r)
   return r;
 }
 
+/* Read data from the array. */
 static int
 plugin_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
@@ -272,6 +287,7 @@ plugin_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
   return engine_result (raid_read (array, buf, count, offset));
 }
 
+/* Write data to the array. */
 static int
 plugin_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
              uint32_t flags)
@@ -280,12 +296,15 @@ plugin_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
                                     flags & NBDKIT_FLAG_FUA));
 }
 
+/* Flush the array's members to disk. */
 static int
 plugin_flush (void *handle, uint32_t flags)
 {
   return engine_result (raid_flush (array));
 }
 
+/* Trim by zeroing, which keeps parity and copies consistent; whole
+ * stripes are deallocated. */
 static int
 plugin_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
@@ -293,6 +312,7 @@ plugin_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
                                    flags & NBDKIT_FLAG_FUA));
 }
 
+/* Write zeroes to the array; whole stripes are deallocated. */
 static int
 plugin_zero (void *handle, uint32_t count, uint64_t offset,
                  uint32_t flags)
@@ -301,6 +321,7 @@ plugin_zero (void *handle, uint32_t count, uint64_t offset,
                                    flags & NBDKIT_FLAG_FUA));
 }
 
+/* raid_extents callback: add a hole, reading as zeros, or data. */
 static int
 add_extent (void *opaque, uint64_t offset, uint64_t len, bool hole)
 {
@@ -309,6 +330,7 @@ add_extent (void *opaque, uint64_t offset, uint64_t len, bool hole)
                             : 0);
 }
 
+/* Extents: which ranges of the array are holes. */
 static int
 plugin_extents (void *handle, uint32_t count, uint64_t offset,
                  uint32_t flags, struct nbdkit_extents *extents)

@@ -18,6 +18,8 @@
 /* nbdkit 1.32's short options; those before ':' take an argument. */
 #define SHORT_OPTIONS "D:e:fg:i:nop:P:rst:u:U:vV"
 
+/* Does arg, a cluster of short options (-fr), hold r before any option
+ * that takes an argument? */
 static bool
 cluster_has_r (const char *arg)
 {
@@ -37,6 +39,8 @@ cluster_has_r (const char *arg)
   return false;
 }
 
+/* Whether nbdkit's command line has -r, --readonly or --read-only;
+ * false if it cannot be read. */
 bool
 server_readonly (void)
 {

@@ -19,6 +19,7 @@ static int
 refuse (char *err, size_t errlen, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 
+/* Write the reason a verb refuses into err; returns -1. */
 static int
 refuse (char *err, size_t errlen, const char *fmt, ...)
 {
@@ -30,6 +31,8 @@ refuse (char *err, size_t errlen, const char *fmt, ...)
   return -1;
 }
 
+/* What status calls a device: outside the roles, active is a spare and
+ * recovering a replacement being built. */
 static enum raid_device_state
 device_state (const struct raid_array *a, const struct raid_slot *s,
               bool role)
@@ -46,6 +49,8 @@ device_state (const struct raid_array *a, const struct raid_slot *s,
   }
 }
 
+/* One device's entry in the status; a nested array that has failed
+ * shows as faulty. */
 static void
 describe (struct raid_device_status *d, const struct raid_array *a,
           const struct raid_slot *s, int role)
@@ -69,6 +74,8 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   d->events = s->sb.events;
 }
 
+/* Fill in the picture nbdraid status draws: the array, each device, the
+ * job and the bitmap. */
 void
 raid_get_status (struct raid_array *a, struct raid_status *st)
 {
@@ -129,6 +136,7 @@ find_device (struct raid_array *a, const char *member)
   return -1;
 }
 
+/* Refuse a MEMBER that names no role or device of the array. */
 static int
 no_such (struct raid_array *a, const char *member, char *err, size_t errlen)
 {
@@ -137,6 +145,8 @@ no_such (struct raid_array *a, const char *member, char *err, size_t errlen)
                  "status)", a->name, member, a->geo.members - 1);
 }
 
+/* Fail a device in use (mdadm --fail); unless forced, not one whose
+ * loss would take data with it. */
 int
 raid_admin_fail (struct raid_array *a, const char *member, bool force,
                  char *err, size_t errlen)
@@ -165,6 +175,8 @@ raid_admin_fail (struct raid_array *a, const char *member, bool force,
   return 0;
 }
 
+/* Take a device not in use out of the array (mdadm --remove): a role's
+ * leaves the role missing, any other leaves the list. */
 int
 raid_admin_remove (struct raid_array *a, const char *member, char *removed,
                    size_t removedlen, char *err, size_t errlen)
@@ -502,6 +514,7 @@ raid_array_holding (struct raid_array *a, const char *path)
   return found;
 }
 
+/* The array's name, as its superblocks give it. */
 const char *
 raid_name (const struct raid_array *a)
 {

@@ -15,6 +15,8 @@
  * NBD member whose host came back). */
 #define READD_EVERY_MS 5000
 
+/* Re-add the first device of a failed or missing role that answers
+ * again; each is tried at most every READD_EVERY_MS. */
 static void
 readd_returning (struct raid_array *a)
 {

@@ -152,6 +152,8 @@ wants_spare (const struct raid_array *a)
   return empty;
 }
 
+/* Hand pool devices to a and the arrays nested in it, innermost first,
+ * while one wants a spare; a device that cannot go leaves the pool. */
 static void
 give (struct raid_array *root, struct raid_array *a)
 {

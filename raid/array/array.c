@@ -12,6 +12,7 @@
 #include "array.h"
 #include "clock.h"
 
+/* Log a message (printf-style) through the log callback, if any. */
 void
 array_log (const struct raid_array *a, enum raid_log_level level,
            const char *fmt, ...)
@@ -27,6 +28,8 @@ array_log (const struct raid_array *a, enum raid_log_level level,
   a->log (a->log_opaque, level, msg);
 }
 
+/* An event's name, as monitor prints it and passes it to --program
+ * ("Fail", "DegradedArray", ...). */
 const char *
 raid_event_name (enum raid_event event)
 {
@@ -44,6 +47,8 @@ raid_event_name (enum raid_event event)
   return names[event];
 }
 
+/* Report an event through the event callback: member is an op index (-1
+ * for none), passed on as the device's path. */
 void
 array_event (const struct raid_array *a, enum raid_event event, int member,
              const char *detail)
@@ -81,6 +86,8 @@ takes (const struct raid_slot *s, const struct io_op *op)
   }
 }
 
+/* Run one op on its device: ENODEV if the member does not take it.
+ * Keeps the member's average service time for quick. */
 static void
 exec_op (void *ctx, struct io_op *op)
 {
@@ -198,6 +205,8 @@ array_run (struct raid_array *a, struct io_batch *b)
   return failed;
 }
 
+/* Take the view a request uses: the members gone, those recovering with
+ * their fronts, and a replacement being built. */
 void
 array_view (const struct raid_array *a, struct members_view *v)
 {
@@ -271,6 +280,7 @@ array_quiesce (struct raid_array *a)
   stripe_lock (&a->locks, 0, STRIPE_LOCKS - 1, true);
 }
 
+/* Let requests in again after array_quiesce. */
 void
 array_unquiesce (struct raid_array *a)
 {
@@ -285,6 +295,7 @@ array_lock_units (struct raid_array *a, uint64_t first, uint64_t last,
                a->ops->lock_key (a, last), exclusive);
 }
 
+/* Release the locks array_lock_units took. */
 void
 array_unlock_units (struct raid_array *a, uint64_t first, uint64_t last)
 {
@@ -306,6 +317,7 @@ raid_start (struct raid_array *a)
   return 0;
 }
 
+/* Fill in shape from the geometry the superblocks gave the array. */
 void
 raid_get_shape (const struct raid_array *a, struct raid_shape *shape)
 {
@@ -318,6 +330,7 @@ raid_get_shape (const struct raid_array *a, struct raid_shape *shape)
   };
 }
 
+/* The size the array serves, in bytes. */
 uint64_t
 raid_size (const struct raid_array *a)
 {
@@ -343,6 +356,7 @@ check_range (const struct raid_array *a, uint64_t count, uint64_t offset)
   return 0;
 }
 
+/* Writes and zeroes fail with EROFS on an array assembled read-only. */
 static int
 check_writable (const struct raid_array *a)
 {
@@ -353,6 +367,8 @@ check_writable (const struct raid_array *a)
   return 0;
 }
 
+/* Read data through the level, counted as client I/O (which background
+ * work yields to). */
 int
 raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
@@ -395,6 +411,7 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   return r;
 }
 
+/* Write data; with fua, the members are flushed before it returns. */
 int
 raid_write (struct raid_array *a, const void *buf, uint64_t count,
             uint64_t offset, bool fua)
@@ -408,6 +425,8 @@ raid_zero (struct raid_array *a, uint64_t count, uint64_t offset, bool fua)
   return write_or_zero (a, NULL, count, offset, fua);
 }
 
+/* Flush every device that holds data: the active roles and any device
+ * being rebuilt.  A member whose flush fails is failed. */
 int
 raid_flush (struct raid_array *a)
 {
@@ -446,6 +465,8 @@ array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
  * for the rest. */
 #define EXTENT_UNITS_PER_CALL 4096
 
+/* Ask each unit's member whether it is a hole and report runs of the
+ * same kind to fn, up to EXTENT_UNITS_PER_CALL units. */
 static int
 extents (struct raid_array *a, uint64_t count, uint64_t offset,
          raid_extent_fn fn, void *opaque)

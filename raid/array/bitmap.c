@@ -11,18 +11,21 @@
 #include "bitmap-format.h"
 #include "clock.h"
 
+/* The bits, after the header in the image. */
 static uint8_t *
 bits (const struct raid_bitmap *b)
 {
   return b->image + MD_BITMAP_HEADER_BYTES;
 }
 
+/* Is chunk c's bit set in the image? */
 static bool
 test_bit (const struct raid_bitmap *b, uint64_t c)
 {
   return bits (b)[c / 8] >> (c % 8) & 1;
 }
 
+/* Set or clear chunk c's bit in the image; the disk follows later. */
 static void
 set_bit (struct raid_bitmap *b, uint64_t c, bool on)
 {
@@ -32,6 +35,7 @@ set_bit (struct raid_bitmap *b, uint64_t c, bool on)
     bits (b)[c / 8] &= (uint8_t) ~(1 << (c % 8));
 }
 
+/* The bitmap chunk holding sync unit `unit`. */
 static uint64_t
 chunk_of (const struct raid_array *a, uint64_t unit)
 {
@@ -47,6 +51,7 @@ bitmap_start (const struct raid_slot *s)
     (int64_t) s->sb.bitmap_offset_sectors * 512;
 }
 
+/* A device with data to keep: open, and active or being rebuilt. */
 static bool
 in_use (const struct raid_slot *s)
 {
@@ -150,6 +155,7 @@ bitmap_load (struct raid_array *a)
   return 0;
 }
 
+/* Free what bitmap_load set up. */
 void
 bitmap_free (struct raid_bitmap *b)
 {
@@ -347,6 +353,8 @@ bitmap_count_dirty (struct raid_array *a)
   return n;
 }
 
+/* Is a role not active?  Bits stay set then: a member that returns
+ * needs every region written meanwhile. */
 static bool
 any_role_out (const struct raid_array *a)
 {

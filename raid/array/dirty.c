@@ -50,6 +50,8 @@ array_start_write (struct raid_array *a, uint64_t first, uint64_t last)
   return 0;
 }
 
+/* After a write begun with array_start_write: its bitmap regions start
+ * to go idle, and safemode counts from now. */
 void
 array_end_write (struct raid_array *a, uint64_t first, uint64_t last)
 {

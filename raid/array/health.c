@@ -116,6 +116,7 @@ take_out (struct raid_array *a, unsigned m, const char *why)
   return true;
 }
 
+/* The highest events count among the roles' superblocks. */
 static uint64_t
 max_events (const struct raid_array *a)
 {
@@ -128,6 +129,8 @@ max_events (const struct raid_array *a)
   return e;
 }
 
+/* Write one device's superblock (these events, the resync and recovery
+ * offsets) after its bitmap header, and flush it. */
 static int
 write_one (struct raid_array *a, struct raid_slot *s, uint64_t events,
            uint64_t now)
@@ -152,6 +155,8 @@ write_one (struct raid_array *a, struct raid_slot *s, uint64_t events,
   return 0;
 }
 
+/* Active or being rebuilt: a device whose superblock is kept current
+ * and whose read errors are repaired. */
 static bool
 in_use (const struct raid_slot *s)
 {
@@ -210,6 +215,8 @@ array_fail_member (struct raid_array *a, unsigned m, const char *why)
   pthread_mutex_unlock (&a->sb_lock);
 }
 
+/* A failed op for the log and the device's why: what it was, where on
+ * the device, and the error. */
 static void
 describe_op (const struct raid_array *a, const struct io_op *op, char *buf,
              size_t len)

@@ -19,6 +19,7 @@
 
 #include "array.h"
 
+/* The name status and the log give a job ("idle" for none). */
 const char *
 raid_job_name (enum raid_job_kind kind)
 {
@@ -68,6 +69,7 @@ checkpoint_bytes (const struct raid_array *a)
   return c < (1 << 20) ? 1 << 20 : c > (256ULL << 20) ? 256ULL << 20 : c;
 }
 
+/* A role no device serves: failed, or missing. */
 static bool
 is_empty_role (const struct raid_slot *s)
 {
@@ -75,6 +77,7 @@ is_empty_role (const struct raid_slot *s)
   return st == SLOT_FAULTY || st == SLOT_MISSING;
 }
 
+/* Is any role not active (failed, missing, or still being rebuilt)? */
 static bool
 degraded (const struct raid_array *a)
 {
@@ -130,6 +133,8 @@ promote_spare (struct raid_array *a, unsigned i, unsigned r)
   __atomic_store_n (&slot->state, SLOT_RECOVERING, __ATOMIC_RELEASE);
 }
 
+/* Start a recovery of role, or its replacement by spare, from byte
+ * `from` of the data area; log and announce it. */
 static void
 start_rebuild (struct raid_array *a, enum raid_job_kind kind, unsigned role,
                unsigned spare, uint64_t from)
@@ -149,7 +154,7 @@ start_rebuild (struct raid_array *a, enum raid_job_kind kind, unsigned role,
 
 /* With no job: what does the array need?  Called with sb_lock held;
  * promoting a spare needs the array quiesced, which the caller does
- * when this returns true with *promote set. */
+ * when this sets *promote_spare_i and *promote_role (else -1). */
 static void
 choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
 {
@@ -186,6 +191,8 @@ choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
   }
 }
 
+/* With no job running, start what the array needs; a spare is promoted
+ * into an empty role under quiesce, once both are checked again. */
 static void
 schedule (struct raid_array *a)
 {
@@ -221,6 +228,7 @@ rebuild_target (struct raid_array *a)
     : &a->slots[a->job.target];
 }
 
+/* member_keys callback: add key to the list. */
 static void
 collect_key (void *opaque, uint64_t key)
 {
@@ -228,6 +236,7 @@ collect_key (void *opaque, uint64_t key)
   k->keys[k->n++] = key;
 }
 
+/* member_keys callback: note whether key's region is dirty. */
 static void
 note_dirty_key (void *opaque, uint64_t key)
 {
@@ -235,6 +244,7 @@ note_dirty_key (void *opaque, uint64_t key)
   d->dirty |= bitmap_dirty (d->a, key);
 }
 
+/* Is unit `unit` of the target's data area in a dirty region? */
 static bool
 unit_dirty (struct raid_array *a, uint64_t unit)
 {
@@ -265,6 +275,7 @@ same_need_run (struct raid_array *a, uint64_t pos, uint64_t len,
   return run < len ? run : len;
 }
 
+/* Free the workers' buffers; the next rebuild allocates them again. */
 void
 job_buffers_free (struct job_buffers *b)
 {
@@ -340,6 +351,8 @@ struct pieces {
   uint64_t count[JOB_WORKERS_MAX];
 };
 
+/* A worker: take pieces of the window until none is left; a failed one
+ * leaves its error in the worker's op and stops the rest. */
 static void
 take_pieces (void *opaque, struct io_op *op)
 {
@@ -399,6 +412,7 @@ run_pieces (struct pieces *p, size_t n)
   return r;
 }
 
+/* A rebuild's piece: target bytes [at, at+n) as worker i. */
 static int
 rebuild_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
 {
@@ -512,6 +526,8 @@ finish_replace (struct raid_array *a)
   array_unquiesce (a);
 }
 
+/* The target is rebuilt: it serves in its role (a replacement takes
+ * over the role), recorded in the superblocks and announced. */
 static void
 finish_rebuild (struct raid_array *a)
 {
@@ -539,6 +555,8 @@ finish_rebuild (struct raid_array *a)
   array_event (a, RAID_EVENT_SPARE_ACTIVE, (int) r, "");
 }
 
+/* One step of a recovery or replacement: up to budget bytes of the
+ * target rebuilt (a re-add skips what the bitmap says is clean). */
 static int
 step_rebuild (struct raid_array *a, uint64_t budget)
 {
@@ -590,12 +608,14 @@ step_rebuild (struct raid_array *a, uint64_t budget)
   return 1;
 }
 
+/* Set how far the resync has come, for resync_offset and the sweep. */
 static void
 set_resync_front (struct raid_array *a, uint64_t front)
 {
   __atomic_store_n (&a->resync_front, front, __ATOMIC_RELEASE);
 }
 
+/* A resync's piece: sync units [at, at+n), counting those resynced. */
 static int
 sync_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
 {
@@ -606,6 +626,8 @@ sync_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
   return r;
 }
 
+/* A check's or repair's piece: sync units [at, at+n), adding up
+ * mismatched sectors. */
 static int
 check_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
 {
@@ -672,6 +694,8 @@ step_resync (struct raid_array *a, uint64_t budget)
   return 1;
 }
 
+/* One step of a check or repair, up to budget bytes of each member; at
+ * the end, log and announce the mismatches. */
 static int
 step_check (struct raid_array *a, uint64_t budget)
 {
@@ -735,6 +759,7 @@ static int
 refuse (char *err, size_t errlen, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 
+/* Write the reason a job verb refuses into err; returns -1. */
 static int
 refuse (char *err, size_t errlen, const char *fmt, ...)
 {

@@ -12,18 +12,21 @@
 
 #include "array.h"
 
+/* The array a member stands for. */
 static struct raid_array *
 inner (struct member *m)
 {
   return m->priv;
 }
 
+/* Read from the inner array: the member's offsets are the array's. */
 static int
 array_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
 {
   return raid_read (inner (m), buf, len, off);
 }
 
+/* Write to the inner array (the outer array's flush reaches it). */
 static int
 array_member_pwrite (struct member *m, const void *buf, size_t len,
                      uint64_t off)
@@ -31,18 +34,22 @@ array_member_pwrite (struct member *m, const void *buf, size_t len,
   return raid_write (inner (m), buf, len, off, false);
 }
 
+/* Flush every member of the inner array. */
 static int
 array_member_flush (struct member *m)
 {
   return raid_flush (inner (m));
 }
 
+/* Zero a range of the inner array (whole stripes deallocated). */
 static int
 array_member_zero (struct member *m, uint64_t len, uint64_t off)
 {
   return raid_zero (inner (m), len, off, false);
 }
 
+/* raid_extents callback: *opaque ends 1 only if every extent reported
+ * is a hole. */
 static int
 note_hole (void *opaque, uint64_t offset, uint64_t len, bool hole)
 {
@@ -50,6 +57,7 @@ note_hole (void *opaque, uint64_t offset, uint64_t len, bool hole)
   return 0;
 }
 
+/* Whether the inner array reports the range as holes (-1: error). */
 static int
 array_member_is_hole (struct member *m, uint64_t len, uint64_t off)
 {

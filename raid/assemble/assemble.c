@@ -39,6 +39,7 @@ pool_threads (unsigned members)
   return n < 4 ? 4 : n > 64 ? 64 : n;
 }
 
+/* Write the reason assembly is refused into err; returns -1. */
 static int
 refuse (char *err, size_t errlen, const char *fmt, ...)
 {
@@ -57,6 +58,8 @@ struct nest {
   struct raid_array *parent;            /* owns what it assembles */
 };
 
+/* The member layer's open_nested: assemble the nested array an
+ * "array:NAME" member names, as a child of the parent, and wrap it. */
 static struct member *
 open_nested (void *ctx, const char *spec, const char *name, char *err,
              size_t errlen)
@@ -128,6 +131,7 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
   return 0;
 }
 
+/* Close a slot's device and free its strings, leaving it empty. */
 static void
 free_slot (struct raid_slot *s)
 {
@@ -160,6 +164,7 @@ pick_reference (const struct candidate *c, unsigned n)
   return ref;
 }
 
+/* Refuse a config listing one file or device twice, by two names. */
 static int
 check_distinct (const struct candidate *c, unsigned n, char *err,
                 size_t errlen)
@@ -480,6 +485,7 @@ init_runtime (struct raid_array *a, char *err, size_t errlen)
   return 0;
 }
 
+/* Warn if losing one controller would fail the array. */
 static void
 warn_controllers (struct raid_array *a, const struct raid_config *cfg)
 {
@@ -649,6 +655,8 @@ stop_cleanly (struct raid_array *a)
   pthread_mutex_unlock (&a->sb_lock);
 }
 
+/* Stop the array cleanly if it ran and free it, then the arrays nested
+ * in it. */
 void
 raid_close (struct raid_array *a)
 {

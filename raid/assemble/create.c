@@ -40,6 +40,7 @@ struct creation {
   size_t errlen;
 };
 
+/* Write the reason the create is refused into c's err; returns -1. */
 static int
 refuse (struct creation *c, const char *fmt, ...)
 {
@@ -51,6 +52,7 @@ refuse (struct creation *c, const char *fmt, ...)
   return -1;
 }
 
+/* Log a note (RAID_LOG_INFO) through the options' callback, if any. */
 static void
 note (struct creation *c, const char *fmt, ...)
 {
@@ -65,6 +67,7 @@ note (struct creation *c, const char *fmt, ...)
   c->opts->log (c->opts->log_opaque, RAID_LOG_INFO, msg);
 }
 
+/* The config's line for device i: members, then spares. */
 static const struct raid_member_spec *
 spec_of (const struct creation *c, unsigned i)
 {
@@ -131,6 +134,7 @@ create_nested (void *ctx, const char *spec, const char *name, char *err,
   return member_array_open (a, spec, err, errlen);
 }
 
+/* Refuse a config listing one file or device twice, by two names. */
 static int
 check_distinct (struct creation *c)
 {
@@ -145,7 +149,7 @@ check_distinct (struct creation *c)
 
 /* Whether the members created hold redundancy to make consistent: a
  * further role could still be lost.  Without any (RAID0, RAID5 less a
- * member, a RAID1 of one) every start of the blocks is consistent. */
+ * member, a RAID1 of one) every state of the blocks is consistent. */
 static bool
 has_redundancy (const struct raid_geometry *g, const struct member_set *gone)
 {
@@ -215,6 +219,8 @@ check_missing (struct creation *c, struct member_set *gone)
   return 0;
 }
 
+/* Open every device to be written; unless --force, refuse any that
+ * holds an md superblock, even a damaged one. */
 static int
 open_all (struct creation *c)
 {
@@ -426,6 +432,7 @@ bitmap_image (const struct md_superblock *sb, const struct raid_geometry *g,
   return image;
 }
 
+/* Fill uuid from getrandom, however many calls it takes. */
 static void
 random_uuid (uint8_t uuid[16])
 {
@@ -438,6 +445,8 @@ random_uuid (uint8_t uuid[16])
   }
 }
 
+/* Write the new superblocks (and bitmaps) on every device opened,
+ * saving first what each held, for the undo. */
 static int
 write_superblocks (struct creation *c, const struct raid_geometry *g,
                    uint64_t data_offset, uint64_t bitmap_chunk_bytes,
@@ -540,6 +549,8 @@ put_back (struct create_undo *undo, bool open_only, char *err,
               "put back as they were: %s", why);
 }
 
+/* Create cfg's array, its nested arrays first (create_nested); when the
+ * top array is refused, put back everything written. */
 static int
 create_in (struct raid_config *cfg, const struct raid_config *top,
            const struct raid_create_options *opts, struct create_undo *undo,

@@ -33,6 +33,7 @@ struct request {
   char line[4096];
 };
 
+/* Print the verb's usage line; returns a usage error's exit status. */
 static int
 usage (const char *verb)
 {
@@ -53,6 +54,8 @@ absolute (const char *path, char *buf, size_t len)
   return buf;
 }
 
+/* Append a word to the request line, tab-separated; a word with a tab
+ * or newline, or one that does not fit, is refused. */
 static int
 append (struct request *rq, const char *word)
 {
@@ -90,6 +93,8 @@ trusted_server (int fd, const char *path)
   return true;
 }
 
+/* Connect to the control socket (--socket, or the config's) and check
+ * who serves it: the fd, or -1 with a message printed. */
 static int
 connect_socket (const struct request *rq)
 {

@@ -11,12 +11,15 @@
   "[--arrange] [--strict-controllers]"
 #include "raid.h"
 
+/* raid_create's notes, on stderr. */
 static void
 print_note (void *opaque, enum raid_log_level level, const char *msg)
 {
   fprintf (stderr, "nbdraid: %s\n", msg);
 }
 
+/* nbdraid create CONFIG: create the array, then say what was created,
+ * nested arrays included. */
 int
 cmd_create (int argc, char **argv)
 {

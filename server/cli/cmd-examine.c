@@ -13,6 +13,7 @@
 #include "json.h"
 #include "raid.h"
 
+/* A superblock time (seconds since the epoch) as mdadm prints it. */
 static const char *
 md_time (uint64_t t, char *buf, size_t len)
 {
@@ -23,6 +24,7 @@ md_time (uint64_t t, char *buf, size_t len)
   return buf;
 }
 
+/* The Device Role: "Active device N", or the special role's name. */
 static const char *
 role_text (const struct raid_member_info *m, char *buf, size_t len)
 {
@@ -32,6 +34,7 @@ role_text (const struct raid_member_info *m, char *buf, size_t len)
   return buf;
 }
 
+/* Print a member's superblock (and bitmap) as mdadm --examine does. */
 static void
 print_text (const char *path, const struct raid_member_info *m)
 {
@@ -75,6 +78,8 @@ print_text (const char *path, const struct raid_member_info *m)
   printf ("\n");
 }
 
+/* Print a member's superblock (and bitmap) as an element of the JSON
+ * array; first: no comma before it. */
 static void
 print_json (const char *path, const struct raid_member_info *m, bool first)
 {
@@ -150,6 +155,7 @@ print_controllers (const char *file, bool json, bool first)
   return 0;
 }
 
+/* An argument ending in .conf names a config, not a member. */
 static bool
 is_config (const char *arg)
 {
@@ -157,6 +163,8 @@ is_config (const char *arg)
   return n > 5 && strcmp (arg + n - 5, ".conf") == 0;
 }
 
+/* nbdraid examine [--json] MEMBER|CONFIG...: each member's superblock,
+ * each config's controllers; 1 if any could not be read. */
 int
 cmd_examine (int argc, char **argv)
 {

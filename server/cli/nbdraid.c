@@ -33,6 +33,7 @@ static const struct {
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
+/* Print every command's usage on fp. */
 static void
 usage (FILE *fp)
 {
@@ -45,6 +46,7 @@ usage (FILE *fp)
            "nbdraid(8).\n");
 }
 
+/* Run the command argv[1] names, with the arguments after it. */
 int
 main (int argc, char **argv)
 {

@@ -27,6 +27,7 @@ static const char *const state_names[] = {
   [RAID_DEV_SPARE] = "spare", [RAID_DEV_REPLACING] = "replacing",
 };
 
+/* Roles whose device is active (mdstat's [n/m]). */
 static unsigned
 working (const struct raid_status *st)
 {
@@ -68,6 +69,8 @@ print_progress (FILE *fp, const struct raid_status *st, uint64_t speed)
   fputc ('\n', fp);
 }
 
+/* One array's status as text, after /proc/mdstat: the array line,
+ * progress, a line per device, the bitmap and the last check. */
 static void
 status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
 {
@@ -114,6 +117,8 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
            st->mismatches);
 }
 
+/* One array's status as a JSON object, left open: status_tree adds its
+ * nested arrays and shared spares, then closes it. */
 static void
 status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
              uint64_t min, uint64_t max)
@@ -211,6 +216,7 @@ status_tree (struct control *c, struct raid_array *a, FILE *fp, bool json,
     fprintf (fp, "}");
 }
 
+/* Answer status: OK, then the array's status and its nested arrays'. */
 static void
 reply_status (struct control *c, struct raid_array *a, FILE *fp, bool json)
 {
@@ -277,6 +283,8 @@ struct target {
   bool named;                   /* --array given */
 };
 
+/* Find the array, and its part of the config, a request acts on; -1
+ * with ERR written if --array names no array here. */
 static int
 find_target (struct raid_array *top, struct raid_config *cfg,
              const struct control_request *rq, struct target *t, FILE *fp)

@@ -116,6 +116,7 @@ drain (int fd)
     ;
 }
 
+/* Drop a client: stop watching it, close its socket, free it. */
 static void
 close_client (struct control *c, struct control_client *cl)
 {
@@ -131,6 +132,7 @@ close_client (struct control *c, struct control_client *cl)
   free (cl);
 }
 
+/* Make cl a monitor: it gets an EVENT line for each event to come. */
 void
 control_subscribe (struct control *c, struct control_client *cl)
 {
@@ -177,6 +179,7 @@ broadcast (struct control *c, const struct pending *p)
   }
 }
 
+/* Run the job step at once instead of at its next tick. */
 void
 control_kick (struct control *c)
 {
@@ -185,6 +188,8 @@ control_kick (struct control *c)
   ev_timer_start (c->loop, &c->job_w);
 }
 
+/* On the loop thread: send the queued events to the monitors, or stop
+ * the loop when control_free asks. */
 static void
 wake_cb (struct ev_loop *loop, ev_async *w, int revents)
 {
@@ -251,6 +256,7 @@ control_job_speed (struct control *c)
   return c->speed;
 }
 
+/* The speed limits, bytes per second (max 0: no limit). */
 void
 control_speed (struct control *c, uint64_t *min, uint64_t *max)
 {
@@ -258,6 +264,7 @@ control_speed (struct control *c, uint64_t *min, uint64_t *max)
   *max = c->speed_max;
 }
 
+/* Set the speed limits, bytes per second, and apply them at once. */
 void
 control_set_speed (struct control *c, uint64_t min, uint64_t max)
 {
@@ -266,6 +273,7 @@ control_set_speed (struct control *c, uint64_t min, uint64_t max)
   control_kick (c);
 }
 
+/* Every second: the array's housekeeping (raid_maintenance). */
 static void
 maintenance_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -293,6 +301,8 @@ sample_cb (struct ev_loop *loop, ev_timer *w, int revents)
   c->speed_at = now;
 }
 
+/* Read a client's request up to its newline and run it; a monitor or
+ * waiter sends nothing more, and is closed when it hangs up. */
 static void
 client_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -366,6 +376,7 @@ refuse_peer (struct control *c, int fd)
   close (fd);
 }
 
+/* After a pause for want of files: accept connections again. */
 static void
 accept_resume_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -374,6 +385,8 @@ accept_resume_cb (struct ev_loop *loop, ev_timer *w, int revents)
   ev_io_start (loop, &c->accept_w);
 }
 
+/* Accept a connection: a peer that is neither our user nor root is
+ * refused at once, others become clients. */
 static void
 accept_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -486,6 +499,7 @@ listen_on (struct control *c, char *err, size_t errlen)
   return 0;
 }
 
+/* The control thread: the loop, until control_free stops it. */
 static void *
 run (void *arg)
 {
