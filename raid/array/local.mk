@@ -7,7 +7,10 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/bitmap.c %reldir%/bitmap.h \
 	%reldir%/dirty.c \
 	%reldir%/health.c \
-	%reldir%/job.c \
+	%reldir%/job.c %reldir%/job.h \
+	%reldir%/job-pieces.c \
+	%reldir%/job-rebuild.c \
+	%reldir%/job-sync.c \
 	%reldir%/member-array.c
 %canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
 %canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)

@@ -1,0 +1,131 @@
+/* nbdraid: resync, and check and repair, in windows of sync units
+ * (job.c schedules them), each unit under its own lock, by the workers
+ * (job-pieces.c).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "job.h"
+
+/* Set how far the resync has come, for resync_offset and the sweep. */
+static void
+set_resync_front (struct raid_array *a, uint64_t front)
+{
+  __atomic_store_n (&a->resync_front, front, __ATOMIC_RELEASE);
+}
+
+/* A resync's piece: sync units [at, at+n), counting those resynced. */
+static int
+sync_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
+{
+  uint64_t done = 0;
+  int r = p->a->ops->sync (p->a, at, n, &done);
+
+  p->count[i] += done;
+  return r;
+}
+
+/* A check's or repair's piece: sync units [at, at+n), adding up
+ * mismatched sectors. */
+static int
+check_one (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
+{
+  return p->a->ops->check (p->a, at, n, p->a->job.kind == RAID_JOB_REPAIR,
+                           &p->count[i]);
+}
+
+/* Resync or check sync units [first, first+n) with workers taking
+ * pieces in turn, each under the locks of its own units; add up what
+ * they counted in *count.  0, or -1 with errno set. */
+static int
+units_in_pieces (struct raid_array *a, uint64_t first, uint64_t n,
+                 int (*do_piece) (struct pieces *, uint64_t, uint64_t,
+                                  unsigned), uint64_t *count)
+{
+  const uint64_t per = unit_progress_bytes (a);
+  struct pieces p = {
+    .a = a, .pos = first, .len = n, .do_piece = do_piece,
+    .each = PIECE_BYTES / per ? PIECE_BYTES / per : 1,
+  };
+  size_t i;
+  int r = run_pieces (&p, worker_count (a, p.each * per, n * per));
+
+  for (i = 0; i < JOB_WORKERS_MAX; i++)
+    *count += p.count[i];
+  return r;
+}
+
+/* Resync: regions the bitmap marks (everything, without one) get their
+ * parity recomputed or their first copy copied over the others. */
+int
+step_resync (struct raid_array *a, uint64_t budget)
+{
+  uint64_t per = unit_progress_bytes (a), n = budget / per, run, done = 0;
+
+  if (n == 0)
+    n = 1;
+  /* Regions the bitmap says are in sync go by without I/O. */
+  while (a->job.pos < a->job.end && !bitmap_dirty (a, a->job.pos))
+    a->job.pos++;
+  for (run = 0; run < n && a->job.pos + run < a->job.end &&
+       bitmap_dirty (a, a->job.pos + run); run++)
+    ;
+  if (run && units_in_pieces (a, a->job.pos, run, sync_one, &done) == -1)
+    return -1;
+  a->job.pos += run;
+  a->job.work_bytes += done * per;
+  set_resync_front (a, a->job.pos);
+  if (a->job.pos == a->job.end) {
+    pthread_mutex_lock (&a->sb_lock);
+    a->last_work_bytes = a->job.work_bytes;
+    a->job.kind = RAID_JOB_NONE;
+    array_write_superblocks_locked (a);
+    pthread_mutex_unlock (&a->sb_lock);
+    array_log (a, RAID_LOG_INFO, "array %s: resync finished: %" PRIu64
+               " bytes of each member resynced", a->name, a->last_work_bytes);
+    array_event (a, RAID_EVENT_REBUILD_FINISHED, -1, "resync");
+    return 1;
+  }
+  if ((a->job.pos - a->job.checkpointed) * per >= checkpoint_bytes (a)) {
+    array_write_superblocks (a);
+    a->job.checkpointed = a->job.pos;
+  }
+  return 1;
+}
+
+/* One step of a check or repair, up to budget bytes of each member; at
+ * the end, log and announce the mismatches. */
+int
+step_check (struct raid_array *a, uint64_t budget)
+{
+  uint64_t per = unit_progress_bytes (a), n = budget / per;
+  char detail[32];
+
+  if (n == 0)
+    n = 1;
+  if (n > a->job.end - a->job.pos)
+    n = a->job.end - a->job.pos;
+  if (units_in_pieces (a, a->job.pos, n, check_one, &a->job.mismatches)
+      == -1)
+    return -1;
+  a->job.pos += n;
+  if (a->job.pos == a->job.end) {
+    snprintf (detail, sizeof detail, "%" PRIu64, a->job.mismatches);
+    array_log (a, RAID_LOG_INFO, "array %s: %s finished: %" PRIu64
+               " mismatched sectors%s", a->name, raid_job_name (a->job.kind),
+               a->job.mismatches, a->job.kind == RAID_JOB_REPAIR
+               ? " rewritten" : "");
+    a->last_mismatches = a->job.mismatches;
+    array_event (a, RAID_EVENT_CHECK_FINISHED, -1, detail);
+    pthread_mutex_lock (&a->sb_lock);
+    a->job.kind = RAID_JOB_NONE;
+    pthread_mutex_unlock (&a->sb_lock);
+  }
+  return 1;
+}
