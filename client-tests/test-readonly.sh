@@ -65,6 +65,12 @@ ro_and_control () {
     die "$name: nbdkit $option started a job: $(status_json)"
   status_is "$ro_expect" ||
     die "$name: nbdkit $option: the work is no longer due: $(status_json)"
+  # A check would never run: it is refused, not left at 0%.
+  if out=$("$NBDRAID" check "$conf" 2>&1); then
+    die "$name: nbdkit $option accepted a check: $out"
+  fi
+  grep -q "array test is read-only: no check" <<< "$out" ||
+    die "$name: nbdkit $option: check refused with: $out"
   stop_server
   members_sums "$dir" | diff "$T/$name.before" - ||
     die "$name: nbdkit $option changed the members above"

@@ -257,8 +257,11 @@ raid_job_check (struct raid_array *a, bool repair, char *err, size_t errlen)
   int r = 0;
 
   pthread_mutex_lock (&a->sb_lock);
-  if (a->readonly && repair)
-    r = refuse (err, errlen, "array %s is read-only: no repair", a->name);
+  /* A read-only array runs no background work: a check accepted there
+   * would never move. */
+  if (a->readonly)
+    r = refuse (err, errlen, "array %s is read-only: no %s", a->name,
+                repair ? "repair" : "check");
   else if (a->job.kind != RAID_JOB_NONE)
     r = refuse (err, errlen, "array %s is busy with a %s (%" PRIu64 "%%); "
                 "wait for it%s", a->name, raid_job_name (a->job.kind),
