@@ -15,6 +15,7 @@ enum {
   BM_DAEMON_SLEEP = 56, BM_WRITE_BEHIND = 60, BM_SECTORS_RESERVED = 64,
 };
 
+/* Encode h into block as md's 256-byte bitmap header, version 4. */
 void
 md_bitmap_encode (const struct md_bitmap_header *h, uint8_t *b)
 {

@@ -33,6 +33,8 @@ struct parse_state {
   bool failed;
 };
 
+/* Record the first error as "file:line: message"; later ones are
+ * dropped.  Returns 0, an error to libinih. */
 static int
 fail (struct parse_state *st, const char *fmt, ...)
 {
@@ -84,6 +86,8 @@ raid_parse_size (const char *s, uint64_t *bytes)
   return 0;
 }
 
+/* A boolean: 1, true, yes or on; 0, false, no or off (any case).  -1 if
+ * neither. */
 static int
 parse_bool (const char *s, bool *b)
 {
@@ -125,6 +129,7 @@ config_same_path (const char *a, const char *b)
   return same;
 }
 
+/* Is path one of specs[0..n-1] (missing roles aside)? */
 static bool
 path_listed (const struct raid_member_spec *specs, unsigned n,
              const char *path)
@@ -239,6 +244,8 @@ parse_count (struct parse_state *st, const char *name, const char *value,
   return 1;
 }
 
+/* One key of an [array] section, set in the current array's config.
+ * Returns 1, or 0 through fail. */
 static int
 set_array_key (struct parse_state *st, const char *name, const char *value)
 {
@@ -385,6 +392,8 @@ group (struct parse_state *st, const char *name)
   return g;
 }
 
+/* libinih's handler, for each key = value: find the section's array (a
+ * nested one for [array NAME] and [members NAME]) and set the key. */
 static int
 handler (void *user, const char *section, const char *name,
          const char *value)
@@ -430,6 +439,8 @@ handler (void *user, const char *section, const char *name,
                section);
 }
 
+/* libinih's reader: fgets, counting lines for messages and noting where
+ * each [section] starts and whether a line was too long. */
 static char *
 reader (char *str, int num, void *stream)
 {
@@ -447,6 +458,7 @@ reader (char *str, int num, void *stream)
   return str;
 }
 
+/* Is word one of the words of list (separated by spaces or commas)? */
 static bool
 word_in (const char *list, const char *word)
 {
@@ -612,6 +624,8 @@ check_nesting (struct parse_state *st)
     }
 }
 
+/* The array's name when [array] gives none: the config file's name
+ * without its directory or extension, at most 32 characters. */
 static char *
 default_name (const char *file)
 {
@@ -712,6 +726,7 @@ raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
               cfg->name);
 }
 
+/* Free n member specs and the array that holds them. */
 static void
 free_specs (struct raid_member_spec *specs, unsigned n)
 {
@@ -724,6 +739,8 @@ free_specs (struct raid_member_spec *specs, unsigned n)
   free (specs);
 }
 
+/* Free what raid_config_load allocated in cfg, nested arrays included,
+ * and zero it. */
 void
 raid_config_free (struct raid_config *cfg)
 {

@@ -13,6 +13,7 @@
 #include "config-file.h"
 #include "raid.h"
 
+/* Free n lines and the array that holds them. */
 static void
 free_lines (char **lines, size_t n)
 {
@@ -87,6 +88,7 @@ write_lines (const char *file, char **lines, size_t n, char *err,
   return 0;
 }
 
+/* Keep the config file's text in t, for raid_config_restore to put back. */
 int
 raid_config_save (const char *file, struct raid_config_text *t)
 {
@@ -104,6 +106,7 @@ raid_config_restore (const char *file, struct raid_config_text *t,
   return r;
 }
 
+/* Free the text saved in t, leaving it empty. */
 void
 raid_config_text_free (struct raid_config_text *t)
 {

@@ -15,6 +15,8 @@ controller_of (const struct raid_config *cfg, unsigned i)
   return cfg->members[i].controller;
 }
 
+/* Do members i and j share a failure domain?  One with no controller
+ * named shares only with itself. */
 static bool
 same_controller (const struct raid_config *cfg, unsigned i, unsigned j)
 {
@@ -75,6 +77,8 @@ static void
 lost_roles (const struct raid_config *cfg, const unsigned *order,
             const char *name, unsigned depth, struct member_set *gone);
 
+/* Does nested array cfg survive the loss of controller name (its own
+ * nested arrays judged alike)?  depth bounds the walk. */
 static bool
 nested_survives (const struct raid_config *cfg, const char *name,
                  unsigned depth)
@@ -210,6 +214,8 @@ controllers_arrange (const struct raid_geometry *g,
   return -1;
 }
 
+/* Each controller named under cfg (nested arrays included) with the
+ * members on it, as "c0 (3), c1 (3)", into buf. */
 void
 controllers_describe (const struct raid_config *cfg, char *buf, size_t len)
 {

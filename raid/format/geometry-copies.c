@@ -8,6 +8,8 @@
 
 #include "geometry.h"
 
+/* md's __raid10_find_phys(): every place of RAID10 unit `unit`, each
+ * near copy followed by its far copies.  Returns g->copies. */
 static unsigned
 raid10_places (const struct raid_geometry *g, uint64_t unit,
                struct place *places)

@@ -98,6 +98,7 @@ geometry_init (struct raid_geometry *g, char *err, size_t errlen)
   return 0;
 }
 
+/* Is member m in set (bit m of set[m / 64])? */
 static bool
 bit (const uint64_t *set, unsigned m)
 {

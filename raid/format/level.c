@@ -32,6 +32,8 @@ static const struct {
 };
 #define N_PARITY_LAYOUTS 4      /* the long names come first */
 
+/* RAID5/6: mdadm's long or short name of a layout (any case) to md's
+ * layout word. */
 static int
 parity_parse_layout (const char *s, uint32_t *layout)
 {
@@ -45,6 +47,8 @@ parity_parse_layout (const char *s, uint32_t *layout)
   return -1;
 }
 
+/* RAID5/6: md's layout word to mdadm's long name; false past the four
+ * classic layouts. */
 static bool
 parity_name_layout (uint32_t layout, char *buf, size_t len)
 {
@@ -54,12 +58,14 @@ parity_name_layout (uint32_t layout, char *buf, size_t len)
   return true;
 }
 
+/* RAID10: near copies, the low byte of the layout word. */
 static unsigned
 near_copies (uint32_t layout)
 {
   return layout & 0xff;
 }
 
+/* RAID10: far copies, the second byte of the layout word. */
 static unsigned
 far_copies (uint32_t layout)
 {
@@ -94,6 +100,7 @@ raid10_parse_layout (const char *s, uint32_t *layout)
   return 0;
 }
 
+/* RAID10: "n2", "f2" or "o2" for a layout word the engine serves. */
 static bool
 raid10_name_layout (uint32_t layout, char *buf, size_t len)
 {
@@ -115,6 +122,7 @@ raid0_name_layout (uint32_t layout, char *buf, size_t len)
   return layout <= 2;
 }
 
+/* RAID1 has no layout to choose: "-", and md's 0 is the only word served. */
 static bool
 raid1_name_layout (uint32_t layout, char *buf, size_t len)
 {
@@ -122,42 +130,49 @@ raid1_name_layout (uint32_t layout, char *buf, size_t len)
   return layout == 0;
 }
 
+/* RAID0, RAID1 and RAID5 need two members, whatever the layout. */
 static unsigned
 at_least_two (uint32_t layout)
 {
   return 2;
 }
 
+/* RAID6 needs four members, whatever the layout. */
 static unsigned
 at_least_four (uint32_t layout)
 {
   return 4;
 }
 
+/* RAID10 needs a member for each copy of a unit. */
 static unsigned
 raid10_min_members (uint32_t layout)
 {
   return near_copies (layout) * far_copies (layout);
 }
 
+/* RAID0: no member may go. */
 static unsigned
 tolerates_none (uint32_t layout, unsigned members)
 {
   return 0;
 }
 
+/* RAID5: any one member may go; parity restores it. */
 static unsigned
 tolerates_one (uint32_t layout, unsigned members)
 {
   return 1;
 }
 
+/* RAID1: all but one member may go: each holds every byte. */
 static unsigned
 tolerates_all_but_one (uint32_t layout, unsigned members)
 {
   return members - 1;
 }
 
+/* RAID6: any two members may go; P and Q restore them. */
 static unsigned
 tolerates_two (uint32_t layout, unsigned members)
 {

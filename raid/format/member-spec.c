@@ -10,6 +10,7 @@
 
 #define ARRAY_PREFIX "array:"
 
+/* Is spec an NBD URI, rather than a path or a nested array? */
 bool
 raid_spec_is_uri (const char *spec)
 {

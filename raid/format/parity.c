@@ -88,6 +88,8 @@ fence (void)
   __atomic_thread_fence (__ATOMIC_SEQ_CST);
 }
 
+/* Set up c for `data` data blocks and `parity` parity blocks (P, or P
+ * and Q): its matrix and encode tables.  0, or -1 (ENOMEM). */
 int
 parity_init (struct parity_code *c, unsigned data, unsigned parity)
 {
@@ -113,6 +115,7 @@ parity_init (struct parity_code *c, unsigned data, unsigned parity)
   return 0;
 }
 
+/* Free the code's tables, the decode tables built on demand too. */
 void
 parity_free (struct parity_code *c)
 {
@@ -342,6 +345,8 @@ cache_take (size_t bytes)
   return NULL;
 }
 
+/* A page-aligned block of at least `bytes`: a big one rounded up to
+ * BIG_BLOCK, from the cache or mmap; a small one from posix_memalign. */
 static struct block_head *
 block_alloc (size_t bytes)
 {
@@ -380,6 +385,8 @@ parity_buffers_alloc (size_t n, size_t len, bool page_aligned, size_t skew,
   return (uint8_t *) h;
 }
 
+/* Give back a block from parity_buffers_alloc: a big one to the cache
+ * while it has room, else to the system.  NULL is ignored. */
 void
 parity_buffers_free (uint8_t *block)
 {

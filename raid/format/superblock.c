@@ -110,6 +110,7 @@ md_sb_encode (const struct md_superblock *sb, uint8_t *b)
   le32_put (b + SB_CSUM, md_sb_checksum (b));
 }
 
+/* Are the n bytes at p all zero (padding a newer md may use)? */
 static bool
 all_zero (const uint8_t *p, size_t n)
 {

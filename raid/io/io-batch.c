@@ -7,6 +7,7 @@
 
 #include "io-batch.h"
 
+/* An empty batch; its ops array is allocated on the first add. */
 void
 io_batch_init (struct io_batch *b)
 {
@@ -15,6 +16,7 @@ io_batch_init (struct io_batch *b)
   io_batch_reset (b);
 }
 
+/* Empty the batch for another plan, keeping its memory. */
 void
 io_batch_reset (struct io_batch *b)
 {
@@ -25,6 +27,7 @@ io_batch_reset (struct io_batch *b)
     b->last[i] = IO_NONE;
 }
 
+/* Free the batch's ops. */
 void
 io_batch_free (struct io_batch *b)
 {
@@ -91,6 +94,7 @@ io_batch_add_metadata (struct io_batch *b, unsigned member, uint64_t off,
   return 0;
 }
 
+/* An op kind's name for messages: the member call it makes. */
 const char *
 io_kind_name (enum io_kind kind)
 {

@@ -35,6 +35,8 @@ struct iopool {
   bool stopping;
 };
 
+/* A pool of `threads` workers, not started: until iopool_start,
+ * iopool_run runs everything in the caller. */
 struct iopool *
 iopool_new (unsigned threads)
 {
@@ -53,6 +55,7 @@ iopool_new (unsigned threads)
   return p;
 }
 
+/* Take j off the queue, its last op claimed.  Lock held. */
 static void
 dequeue (struct iopool *p, struct job *j)
 {
@@ -102,6 +105,7 @@ run_one (struct iopool *p, struct job *j)
     pthread_cond_signal (&j->finished);
 }
 
+/* A worker thread: run the ops of queued jobs until the pool stops. */
 static void *
 worker (void *arg)
 {
@@ -134,6 +138,7 @@ iopool_start (struct iopool *p)
   return 0;
 }
 
+/* Stop and join the workers and free the pool; NULL is ignored. */
 void
 iopool_free (struct iopool *p)
 {

@@ -23,6 +23,7 @@ scratch_get (struct scratch *s, size_t bytes)
   return mem;
 }
 
+/* Free the memory kept; s is then empty, ready for scratch_get again. */
 void
 scratch_free (struct scratch *s)
 {

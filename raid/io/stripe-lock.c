@@ -5,6 +5,7 @@
 
 #include "stripe-lock.h"
 
+/* Initialise the table's locks, writers preferred. */
 void
 stripe_locks_init (struct stripe_locks *l)
 {
@@ -20,6 +21,7 @@ stripe_locks_init (struct stripe_locks *l)
   pthread_rwlockattr_destroy (&attr);
 }
 
+/* Destroy the table's locks; none may be held. */
 void
 stripe_locks_destroy (struct stripe_locks *l)
 {
@@ -77,6 +79,7 @@ stripe_unlock (struct stripe_locks *l, uint64_t first, uint64_t last)
       pthread_rwlock_unlock (&l->lock[i]);
 }
 
+/* qsort order for slot numbers: ascending. */
 static int
 compare_slots (const void *x, const void *y)
 {
@@ -101,6 +104,7 @@ stripe_lock_keys (struct stripe_locks *l, const uint64_t *keys, size_t n,
   *nslots = m;
 }
 
+/* Unlock the slots stripe_lock_keys took, as it returned them. */
 void
 stripe_unlock_slots (struct stripe_locks *l, const unsigned *slots,
                      size_t nslots)

@@ -21,12 +21,14 @@
  * for sequential member I/O, small enough to bound memory. */
 #define WINDOW_BYTES (8 * 1024 * 1024)
 
+/* The copies family locks units: a unit is its own lock key. */
 static uint64_t
 copies_lock_key (const struct raid_array *a, uint64_t unit)
 {
   return unit;
 }
 
+/* Units in the array, the last one perhaps short (RAID1). */
 static uint64_t
 array_units (const struct raid_array *a)
 {
@@ -41,6 +43,8 @@ unit_len (const struct raid_array *a, uint64_t u)
   return left < a->geo.unit_bytes ? left : a->geo.unit_bytes;
 }
 
+/* May copy p serve bytes up to end_within of its unit: its member not
+ * in bad, and usable that far into its data area? */
 static bool
 place_usable (const struct raid_array *a, const struct members_view *v,
               const struct member_set *bad, const struct place *p,
@@ -125,6 +129,8 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
   return 0;
 }
 
+/* The read op: each unit from one usable copy; a range that fails to
+ * read is read from another copy and rewritten from it. */
 static int
 copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
              uint64_t offset)
@@ -205,7 +211,7 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   return r;
 }
 
-/* The first copy in use (or the first, if none is). */
+/* The first copy in use (or the last, if none is). */
 static void
 copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
                uint64_t *member_off)
@@ -220,12 +226,14 @@ copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
   *member_off = places[i].member_unit * a->geo.unit_bytes;
 }
 
+/* The copies family resyncs by unit: the unit holding offset. */
 static uint64_t
 copies_sync_unit_of (const struct raid_array *a, uint64_t offset)
 {
   return offset / a->geo.unit_bytes;
 }
 
+/* The copies family resyncs every unit of the array. */
 static uint64_t
 copies_sync_units (const struct raid_array *a)
 {
@@ -352,6 +360,8 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
   return r;
 }
 
+/* Units per resync or check round: WINDOW_BYTES of all their copies, at
+ * least one. */
 static uint64_t
 window_units (const struct raid_array *a)
 {
@@ -359,6 +369,8 @@ window_units (const struct raid_array *a)
   return w ? w : 1;
 }
 
+/* The sync op: copy the first usable copy of each unit over the others,
+ * a window of units at a time. */
 static int
 copies_sync (struct raid_array *a, uint64_t first, uint64_t n,
              uint64_t *done)
@@ -374,6 +386,8 @@ copies_sync (struct raid_array *a, uint64_t first, uint64_t n,
   return 0;
 }
 
+/* The check op: compare every usable copy with the first (and with
+ * repair, rewrite those that differ), a window at a time. */
 static int
 copies_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
               uint64_t *mismatches)
@@ -450,6 +464,8 @@ struct rebuild_reads {
   struct io_batch b;
 };
 
+/* each_source's fn for reconstruct: add a read of the piece from its
+ * source copy into out, or zero it where no unit lives. */
 static int
 add_source_read (struct raid_array *a, const struct place *from,
                  uint64_t lo, uint64_t hi, uint64_t within, void *opaque)
@@ -505,6 +521,8 @@ copies_unwritten (struct raid_array *a, unsigned m, uint64_t off,
   return each_source (a, m, off, len, gone, source_hole, NULL) == 0;
 }
 
+/* The lock keys of member m's units first..last: the array units they
+ * hold (space that holds none has no key). */
 static void
 copies_member_keys (const struct raid_array *a, unsigned m, uint64_t first,
                     uint64_t last, void (*fn) (void *, uint64_t),

@@ -68,12 +68,14 @@ column_gone (const struct request *rq, uint64_t stripe, uint64_t hi,
     gone->bits[i] |= rq->bad.bits[i];
 }
 
+/* The parity family locks stripes: a unit's lock key is its stripe. */
 static uint64_t
 parity_lock_key (const struct raid_array *a, uint64_t unit)
 {
   return unit / a->geo.data_members;
 }
 
+/* Array offset of data chunk i of stripe `stripe`. */
 static uint64_t
 chunk_start (const struct request *rq, uint64_t stripe, unsigned i)
 {
@@ -93,6 +95,7 @@ covered (const struct request *rq, uint64_t stripe, unsigned i,
   *to = end > start ? min64 (hi, end - start) : 0;
 }
 
+/* Does segment s write data chunk i? */
 static bool
 written (const struct segment *s, unsigned i)
 {
@@ -117,6 +120,8 @@ whole_piece (const struct request *rq, const struct segment *s, unsigned i)
   return NULL;
 }
 
+/* Does one piece write all of data chunk i in segment s, so that its
+ * old contents need not be read? */
 static bool
 fully_written (const struct request *rq, const struct segment *s,
                unsigned i)
@@ -151,6 +156,7 @@ overlay (const struct request *rq, struct segment *s, unsigned i)
   }
 }
 
+/* Is a member holding one of the first `blocks` blocks of column c in set? */
 static bool
 stripe_touches (const struct member_set *set, const struct column *c,
                 unsigned blocks)
@@ -208,6 +214,8 @@ prepare (const struct request *rq, struct segment *s)
   return column_alloc (&s->col, rq->a, want);
 }
 
+/* Add segment s's reads to b: its buffered blocks on members not gone,
+ * or for reconstruct-write its buffered data blocks. */
 static int
 add_reads (const struct request *rq, const struct segment *s,
            struct io_batch *b)
@@ -320,6 +328,7 @@ add_writes (const struct request *rq, struct segment *s,
   return 0;
 }
 
+/* Free the column buffers of segs[0..n-1]. */
 static void
 free_segments (struct segment *segs, unsigned n)
 {
@@ -371,6 +380,8 @@ read_window (struct request *rq, struct segment *segs, unsigned n,
   }
 }
 
+/* One window of segments: read (again while reads fail), compute, then
+ * write, and rewrite what failed to read. */
 static int
 run_window (struct request *rq, struct segment *segs, unsigned n)
 {
@@ -400,6 +411,7 @@ run_window (struct request *rq, struct segment *segs, unsigned n)
   return r;
 }
 
+/* qsort order for uint64_t: ascending. */
 static int
 compare_u64 (const void *x, const void *y)
 {
@@ -483,6 +495,8 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
   return r;
 }
 
+/* A request for pieces[0..npieces-1] (none for a resync), with the
+ * members in use now: call it under the stripe locks. */
 static void
 request_init (struct request *rq, struct raid_array *a,
               const struct stripe_piece *piece, unsigned npieces)
@@ -496,6 +510,8 @@ request_init (struct request *rq, struct raid_array *a,
   array_view (a, &rq->view);
 }
 
+/* Write the pieces, which lie in stripes first..last, under those
+ * stripes' locks. */
 static int
 write_stripes (struct raid_array *a, const struct stripe_piece *piece,
                unsigned npieces, uint64_t first, uint64_t last)
@@ -510,6 +526,7 @@ write_stripes (struct raid_array *a, const struct stripe_piece *piece,
   return r;
 }
 
+/* stripe_batch_fn: update one stripe with the pieces gathered on it. */
 static int
 write_batch (void *opaque, uint64_t stripe, const struct stripe_piece *piece,
              unsigned npieces)
@@ -517,6 +534,8 @@ write_batch (void *opaque, uint64_t stripe, const struct stripe_piece *piece,
   return write_stripes (opaque, piece, npieces, stripe, stripe);
 }
 
+/* The write op: part of one stripe goes through the stripe's batch
+ * (stripe-batch.h), anything more straight to its stripes. */
 static int
 parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
               uint64_t offset)
@@ -536,6 +555,8 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   return write_stripes (a, &piece, 1, first, last);
 }
 
+/* Where array unit `unit` is read directly: its data chunk's member, at
+ * its stripe's offset. */
 static void
 parity_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
                uint64_t *member_off)
@@ -548,12 +569,14 @@ parity_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
   *member_off = stripe * a->geo.chunk_bytes;
 }
 
+/* The parity family resyncs by stripe: the stripe holding offset. */
 static uint64_t
 parity_sync_unit_of (const struct raid_array *a, uint64_t offset)
 {
   return offset / (a->geo.chunk_bytes * a->geo.data_members);
 }
 
+/* Stripes to resync: one per chunk of a member's data area. */
 static uint64_t
 parity_sync_units (const struct raid_array *a)
 {

@@ -11,6 +11,8 @@
 
 #include "stripe-column.h"
 
+/* The setup op: the parity code, the stripe batches and a unit of
+ * zeros, as a->level_state.  0, or -1 with the reason in err. */
 int
 parity_setup (struct raid_array *a, char *err, size_t errlen)
 {
@@ -39,6 +41,7 @@ parity_setup (struct raid_array *a, char *err, size_t errlen)
   return 0;
 }
 
+/* The teardown op: free what parity_setup made, even if it failed part way. */
 void
 parity_teardown (struct raid_array *a)
 {

@@ -67,6 +67,8 @@ struct degraded_read {
   size_t npieces, cap_pieces;
 };
 
+/* Room for entry n in array *p of *cap entries of size bytes, doubling
+ * it when full.  0, or -1 (ENOMEM). */
 static int
 grow (void **p, size_t *cap, size_t n, size_t size)
 {
@@ -110,6 +112,8 @@ add_rebuilt_piece (struct raid_array *a, struct degraded_read *d,
   return 0;
 }
 
+/* Free the columns' buffers and forget every column and piece, to plan
+ * the read again. */
 static void
 degraded_read_reset (struct degraded_read *d)
 {

@@ -18,7 +18,8 @@
 /* The survivors' buffers of one window together. */
 #define WINDOW_BYTES (32 * 1024 * 1024ULL)
 
-/* Member bytes per window: an array of 258 members still gets 128K. */
+/* Member bytes per window: the widest array (RAID_MAX_MEMBERS) still
+ * gets 256K. */
 static uint64_t
 window_bytes (const struct raid_array *a)
 {

@@ -34,6 +34,7 @@ struct batch_stripe {
   struct batch_stripe *next;
 };
 
+/* No stripe busy and no stream seen; holds time out on the monotonic clock. */
 void
 stripe_batches_init (struct stripe_batches *b)
 {
@@ -49,6 +50,7 @@ stripe_batches_init (struct stripe_batches *b)
   b->joined = b->held = b->held_out = b->released = 0;
 }
 
+/* Destroy the gathering: no write may be in stripe_batch_write. */
 void
 stripe_batches_destroy (struct stripe_batches *b)
 {
@@ -134,6 +136,7 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   st->holding = false;
 }
 
+/* The busy stripe `stripe`, or NULL if no update runs on it.  Lock held. */
 static struct batch_stripe *
 find_busy (struct stripe_batches *b, uint64_t stripe)
 {
@@ -145,6 +148,7 @@ find_busy (struct stripe_batches *b, uint64_t stripe)
   return NULL;
 }
 
+/* Take st, its queue empty, off the busy list and free it.  Lock held. */
 static void
 forget_busy (struct stripe_batches *b, struct batch_stripe *st)
 {
@@ -156,6 +160,7 @@ forget_busy (struct stripe_batches *b, struct batch_stripe *st)
   free (st);
 }
 
+/* Do pieces x and y share a byte? */
 static bool
 overlaps (const struct stripe_piece *x, const struct stripe_piece *y)
 {

@@ -6,6 +6,7 @@
 
 #include "stripe-column.h"
 
+/* Column [lo, hi) of stripe `stripe`: its stripe map, no buffers yet. */
 void
 column_init (struct column *c, const struct raid_array *a, uint64_t stripe,
              uint64_t lo, uint64_t hi)
@@ -37,6 +38,7 @@ column_alloc (struct column *c, const struct raid_array *a, const bool *want)
   return 0;
 }
 
+/* Free the column's buffers; column_alloc may give it new ones. */
 void
 column_free (struct column *c)
 {

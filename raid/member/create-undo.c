@@ -59,6 +59,8 @@ undo_forget_member (struct create_undo *u, const struct member *m)
       u->e[i].m = NULL;
 }
 
+/* Write one saved range back and flush it, reopening its member by path
+ * if it was closed since. */
 static int
 restore (struct create_undo *u, const struct undo_entry *e, char *err,
          size_t errlen)
@@ -101,6 +103,7 @@ undo_replay (struct create_undo *u, bool open_only, char *err,
   return r;
 }
 
+/* Drop what was saved (bytes and config text) without putting it back. */
 void
 undo_free (struct create_undo *u)
 {

@@ -34,6 +34,8 @@ array_state (const struct md_superblock *sb, char *buf)
   buf[role] = '\0';
 }
 
+/* mdadm's word for a role that is not a slot (spare, faulty, journal);
+ * NULL for a slot number. */
 static const char *
 role_name (uint16_t role)
 {
@@ -91,6 +93,8 @@ read_bitmap (struct member *m, const struct md_superblock *sb,
   return ok;
 }
 
+/* Fill info from the member's superblock, and from its bitmap when it
+ * has one. */
 static void
 describe (struct member *m, const struct md_superblock *sb,
           struct raid_member_info *info)

@@ -5,6 +5,7 @@
 
 #include "hole-memo.h"
 
+/* Start with nothing known and no write under way. */
 void
 hole_memo_init (struct hole_memo *h)
 {
@@ -14,6 +15,7 @@ hole_memo_init (struct hole_memo *h)
   h->writes_started = h->writes_done = 0;
 }
 
+/* Destroy the memo's lock: no call on it may be under way. */
 void
 hole_memo_destroy (struct hole_memo *h)
 {
@@ -35,6 +37,8 @@ hole_memo_recall (struct hole_memo *h, uint64_t off, uint64_t len,
   return r;
 }
 
+/* Keep the answer that [start, end) is all hole or all data, unless a
+ * write was under way or done since t was taken. */
 void
 hole_memo_keep (struct hole_memo *h, const struct hole_memo_ticket *t,
                 uint64_t start, uint64_t end, bool hole)

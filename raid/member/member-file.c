@@ -25,12 +25,15 @@ struct file_member {
   struct hole_memo known;       /* the last SEEK_DATA answer */
 };
 
+/* The file backend's own state of member m. */
 static struct file_member *
 priv (struct member *m)
 {
   return m->priv;
 }
 
+/* pread all len bytes, going on after short reads and EINTR.  A read
+ * past the end of the member fails with EIO. */
 static int
 full_pread (int fd, void *buf, size_t len, uint64_t off)
 {
@@ -52,6 +55,7 @@ full_pread (int fd, void *buf, size_t len, uint64_t off)
   return 0;
 }
 
+/* pwrite all len bytes, going on after short writes and EINTR. */
 static int
 full_pwrite (int fd, const void *buf, size_t len, uint64_t off)
 {
@@ -69,6 +73,7 @@ full_pwrite (int fd, const void *buf, size_t len, uint64_t off)
   return 0;
 }
 
+/* Can an O_DIRECT transfer use buf, len and off as they are (all aligned)? */
 static bool
 direct_ok (const void *buf, size_t len, uint64_t off)
 {
@@ -92,6 +97,8 @@ bounce_alloc (size_t len, uint64_t off, uint64_t *b_off, size_t *b_len)
   return b;
 }
 
+/* The pread op: straight into buf, or through a bounce buffer if
+ * O_DIRECT and not aligned. */
 static int
 file_pread (struct member *m, void *buf, size_t len, uint64_t off)
 {
@@ -113,6 +120,8 @@ file_pread (struct member *m, void *buf, size_t len, uint64_t off)
   return r;
 }
 
+/* Write buf at off, by read-modify-write of whole blocks if O_DIRECT
+ * and not aligned.  The caller tells the hole memo. */
 static int
 write_at (struct member *m, const void *buf, size_t len, uint64_t off)
 {
@@ -138,12 +147,15 @@ write_at (struct member *m, const void *buf, size_t len, uint64_t off)
   return r;
 }
 
+/* The flush op: fdatasync. */
 static int
 file_flush (struct member *m)
 {
   return fdatasync (priv (m)->fd);
 }
 
+/* Zero a range by writing zeros, a MiB at a time, where it cannot be
+ * zeroed otherwise. */
 static int
 write_zeros (struct member *m, uint64_t len, uint64_t off)
 {
@@ -166,6 +178,8 @@ write_zeros (struct member *m, uint64_t len, uint64_t off)
   return r;
 }
 
+/* Make a range read as zeros: BLKZEROOUT on a block device, a punched
+ * hole in a file, else written zeros. */
 static int
 zero_at (struct member *m, uint64_t len, uint64_t off)
 {
@@ -185,6 +199,7 @@ zero_at (struct member *m, uint64_t len, uint64_t off)
   return write_zeros (m, len, off);
 }
 
+/* The pwrite op: write_at, the hole memo told before and after. */
 static int
 file_pwrite (struct member *m, const void *buf, size_t len, uint64_t off)
 {
@@ -192,6 +207,7 @@ file_pwrite (struct member *m, const void *buf, size_t len, uint64_t off)
   return hole_memo_changed (&priv (m)->known, write_at (m, buf, len, off));
 }
 
+/* The zero op: zero_at, the hole memo told before and after. */
 static int
 file_zero (struct member *m, uint64_t len, uint64_t off)
 {
@@ -224,6 +240,7 @@ file_is_hole (struct member *m, uint64_t len, uint64_t off)
   return end >= off + len;
 }
 
+/* The close op: close the descriptor and free the member. */
 static void
 file_close (struct member *m)
 {
@@ -244,6 +261,8 @@ static const struct member_ops file_ops = {
   .close = file_close,
 };
 
+/* Open a file or block device as a member: its size, and its identity
+ * (to catch one listed twice). */
 struct member *
 member_file_open (const char *path, const struct member_open_options *opts,
                   char *err, size_t errlen)

@@ -93,6 +93,7 @@ struct nbd_member {
   uint64_t max_request;
 };
 
+/* The NBD backend's own state of member m. */
 static struct nbd_member *
 priv (struct member *m)
 {
@@ -247,6 +248,8 @@ drive (struct conn *c, int timeout_ms)
   return 0;
 }
 
+/* Wait on cond until it is signalled or the deadline (monotonic, in ms)
+ * passes. */
 static void
 wait_until (pthread_cond_t *cond, pthread_mutex_t *lock, int64_t deadline)
 {
@@ -363,6 +366,8 @@ stop_waiting (struct conn *c, struct pending *p)
   let_go (p);
 }
 
+/* Start cmd on h without waiting; p hears of its reply.  Returns
+ * libnbd's cookie, or -1 if it would not start it. */
 static int64_t
 start (struct nbd_handle *h, enum cmd cmd, void *buf, uint64_t len,
        uint64_t off, struct pending *p)
@@ -475,12 +480,14 @@ transfer (struct member *m, enum cmd cmd, void *buf, uint64_t len,
   return 0;
 }
 
+/* The pread op, in requests the server takes. */
 static int
 nbd_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
 {
   return transfer (m, CMD_READ, buf, len, off);
 }
 
+/* The pwrite op, the hole memo told before and after. */
 static int
 nbd_member_pwrite (struct member *m, const void *buf, size_t len,
                    uint64_t off)
@@ -490,12 +497,15 @@ nbd_member_pwrite (struct member *m, const void *buf, size_t len,
                             transfer (m, CMD_WRITE, (void *) buf, len, off));
 }
 
+/* The flush op: NBD_CMD_FLUSH, or nothing when the server offers none. */
 static int
 nbd_member_flush (struct member *m)
 {
   return priv (m)->can_flush ? command (m, CMD_FLUSH, NULL, 0, 0) : 0;
 }
 
+/* NBD_CMD_WRITE_ZEROES where the server takes it, else writes of zeros
+ * 64 KiB at a time. */
 static int
 write_zeros (struct member *m, uint64_t len, uint64_t off)
 {
@@ -513,6 +523,7 @@ write_zeros (struct member *m, uint64_t len, uint64_t off)
   return 0;
 }
 
+/* The zero op: write_zeros, the hole memo told before and after. */
 static int
 nbd_member_zero (struct member *m, uint64_t len, uint64_t off)
 {
@@ -570,6 +581,7 @@ disconnect (struct nbd_handle *h)
   nbd_close (h);
 }
 
+/* The close op: disconnect every connection and free the member. */
 static void
 nbd_member_close (struct member *m)
 {
@@ -644,6 +656,8 @@ connect_one (const char *uri, const struct member_open_options *opts,
   return NULL;
 }
 
+/* Open an NBD export as a member: open its connections, then learn its
+ * size and what the server can do. */
 struct member *
 member_nbd_open (const char *uri, const struct member_open_options *opts,
                  char *err, size_t errlen)

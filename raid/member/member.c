@@ -41,6 +41,7 @@ member_open (const char *spec, const struct member_open_options *opts,
   return member_file_open (spec, opts, err, errlen);
 }
 
+/* Close m through its backend; NULL is ignored. */
 void
 member_close (struct member *m)
 {

@@ -30,6 +30,8 @@ retired_enter (struct retired *r)
   }
 }
 
+/* The request that entered with ticket is done: it counts in its epoch
+ * no more. */
 void
 retired_exit (struct retired *r, unsigned ticket)
 {
@@ -56,6 +58,7 @@ retired_add (struct retired *r, struct member *m)
   l->m[l->n++] = m;
 }
 
+/* Close every device on l and empty it, keeping its memory. */
 static void
 close_list (struct retired_list *l)
 {
