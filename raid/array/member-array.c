@@ -48,26 +48,38 @@ array_member_zero (struct member *m, uint64_t len, uint64_t off)
   return raid_zero (inner (m), len, off, false);
 }
 
-/* raid_extents callback: *opaque ends 1 only if every extent reported
- * is a hole. */
+/* How far a walk of the inner array's extents has come, and whether
+ * all it has seen is holes. */
+struct hole_walk {
+  uint64_t end;
+  bool holes;
+};
+
+/* raid_extents callback: note the extent in the walk. */
 static int
 note_hole (void *opaque, uint64_t offset, uint64_t len, bool hole)
 {
-  *(int *) opaque = hole && *(int *) opaque != 0;
+  struct hole_walk *w = opaque;
+
+  w->holes &= hole;
+  w->end = offset + len;
   return 0;
 }
 
-/* Whether the inner array reports the range as holes (-1: error). */
+/* Whether the inner array reports the whole range as holes (-1:
+ * error).  raid_extents may stop short of the range (it looks at a
+ * bounded number of units a call): ask again from where it stopped,
+ * until the range is covered or something in it is data. */
 static int
 array_member_is_hole (struct member *m, uint64_t len, uint64_t off)
 {
-  int hole = -2;
+  struct hole_walk w = { .end = off, .holes = true };
 
-  /* The inner array's first extent answers for the whole range only if
-   * it covers it; otherwise say "may hold data". */
-  if (raid_extents (inner (m), len, off, note_hole, &hole) == -1)
-    return -1;
-  return hole == 1;
+  while (w.holes && w.end < off + len)
+    if (raid_extents (inner (m), off + len - w.end, w.end, note_hole, &w)
+        == -1)
+      return -1;
+  return w.holes;
 }
 
 /* The wrapper goes; the inner array belongs to the outer one. */
