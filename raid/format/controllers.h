@@ -33,7 +33,7 @@ int controllers_arrange (const struct raid_geometry *g,
 int controllers_shape (const struct raid_config *cfg,
                        struct raid_geometry *g, char *err, size_t len);
 
-/* "c0 (3 members), c1 (3 members)" */
+/* Each controller and how many members hang off it: "c0 (3), c1 (3)". */
 void controllers_describe (const struct raid_config *cfg, char *buf,
                            size_t len);
 

@@ -31,6 +31,8 @@ static const struct {
   { "rs", LAYOUT_RIGHT_SYMMETRIC },
 };
 #define N_PARITY_LAYOUTS 4      /* the long names come first */
+#define PARITY_LAYOUT_NAMES \
+  "left-asymmetric, right-asymmetric, left-symmetric, right-symmetric"
 
 /* RAID5/6: mdadm's long or short name of a layout (any case) to md's
  * layout word. */
@@ -200,16 +202,14 @@ static const struct raid_level levels[] = {
   },
   {
     .md_level = 5, .name = "raid5", .has_chunk = true, .parity_members = 1,
-    .layouts = "left-asymmetric, right-asymmetric, left-symmetric, "
-               "right-symmetric",
+    .layouts = PARITY_LAYOUT_NAMES,
     .default_layout = LAYOUT_LEFT_SYMMETRIC,
     .parse_layout = parity_parse_layout, .name_layout = parity_name_layout,
     .min_members = at_least_two, .tolerates = tolerates_one,
   },
   {
     .md_level = 6, .name = "raid6", .has_chunk = true, .parity_members = 2,
-    .layouts = "left-asymmetric, right-asymmetric, left-symmetric, "
-               "right-symmetric",
+    .layouts = PARITY_LAYOUT_NAMES,
     .default_layout = LAYOUT_LEFT_SYMMETRIC,
     .parse_layout = parity_parse_layout, .name_layout = parity_name_layout,
     .min_members = at_least_four, .tolerates = tolerates_two,

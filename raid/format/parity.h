@@ -45,8 +45,9 @@ int parity_recover (struct parity_code *c, size_t len, const bool *present,
 
 /* Allocate n buffers of len bytes in one block, staggered by 256 bytes
  * within a page (ISA-L runs several times slower when every buffer
- * starts at the same page offset: client-tests/bench/FINDINGS.md) and then skew (under 32) bytes further, to share
- * the misalignment of client data they are computed with; or
+ * starts at the same page offset: client-tests/bench/FINDINGS.md) and
+ * then skew (under 32) bytes further, to share the misalignment of
+ * client data they are computed with; or
  * page-aligned for O_DIRECT members, whatever skew.  Returns the block
  * to pass to parity_buffers_free, or NULL. */
 uint8_t *parity_buffers_alloc (size_t n, size_t len, bool page_aligned,

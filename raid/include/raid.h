@@ -152,7 +152,9 @@ enum raid_log_level {
 typedef void (*raid_log_fn) (void *opaque, enum raid_log_level level,
                              const char *msg);
 
-/* Events, as mdadm --monitor names them. */
+/* Events a monitor hears (raid_event_name: "Fail", "DegradedArray",
+ * ...): mdadm --monitor's names where it has the event, ours where it
+ * has none or differs (RebuildProgress and CheckFinished). */
 enum raid_event {
   RAID_EVENT_FAIL,              /* a member failed */
   RAID_EVENT_DEGRADED_ARRAY,    /* the array runs without a member */
@@ -404,11 +406,11 @@ struct raid_member_info {
 int raid_examine (const char *spec, struct raid_member_info *info,
                   char *err, size_t errlen);
 
-/* Where cfg's members sit on controllers ("c0 (3 members), c1 (3
- * members)" into list), and whether the array survives the loss of any
- * one: 1 yes, 0 no (why names the controller and the roles it takes),
- * -1 no member names a controller, -2 the config's geometry is not one
- * the engine serves (why says so). */
+/* Where cfg's members sit on controllers (into list: each controller
+ * and its count of members, "c0 (3), c1 (3)"), and whether the array
+ * survives the loss of any one: 1 yes, 0 no (why names the controller
+ * and the roles it takes), -1 no member names a controller, -2 the
+ * config's geometry is not one the engine serves (why says so). */
 int raid_controllers_report (const struct raid_config *cfg, char *list,
                              size_t listlen, char *why, size_t whylen);
 

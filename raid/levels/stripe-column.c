@@ -68,7 +68,8 @@ column_encode (struct raid_array *a, struct column *c)
 {
   unsigned k = a->geo.data_members;
 
-  parity_encode (&parity_state (a)->code, c->hi - c->lo, c->block, c->block + k);
+  parity_encode (&parity_state (a)->code, c->hi - c->lo, c->block,
+                 c->block + k);
 }
 
 int
@@ -86,7 +87,8 @@ column_recover (struct raid_array *a, struct column *c,
     }
     parity_gone |= b >= k && !present[b] && c->block[b];
   }
-  if (parity_recover (&parity_state (a)->code, c->hi - c->lo, present, c->block) == -1)
+  if (parity_recover (&parity_state (a)->code, c->hi - c->lo, present,
+                      c->block) == -1)
     return -1;
   if (parity_gone) {
     for (b = 0; b < column_blocks (a); b++)

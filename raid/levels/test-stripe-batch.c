@@ -340,7 +340,8 @@ stream_round (enum rest rest)
   if (rest == REST_OVERTAKEN)
     stripe_batch_passing (&b, S, &(struct stripe_piece) { NULL, 7 * S, S });
   if (rest == REST_PASSES)
-    stripe_batch_passing (&b, S, &(struct stripe_piece) { NULL, 6 * S + Q, S });
+    stripe_batch_passing (&b, S,
+                          &(struct stripe_piece) { NULL, 6 * S + Q, S });
   if (counter (&b, &b.released) != released)
     fail ("stream (%s): the passing write ended %" PRIu64 " waits, want "
           "%" PRIu64, what[rest], counter (&b, &b.released), released);
@@ -582,7 +583,8 @@ run_case (const char *dir, const char *name, const char *array_keys,
   raid_get_shape (a, &shape);
   rd.stripe_bytes = shape.stripe_bytes;
   rd.nstripes = size / rd.stripe_bytes;
-  for (seed = 1; seed <= 20 && parity_state (a)->batches.joined == 0 && !rd.failed; seed++)
+  for (seed = 1; seed <= 20 && parity_state (a)->batches.joined == 0 &&
+       !rd.failed; seed++)
     run_round (&rd, seed);
   if (rd.failed || matches (name, "healthy", &rd, size) ||
       fail_member (name, a, 1) || matches (name, "one failed", &rd, size) ||

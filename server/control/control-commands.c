@@ -275,8 +275,9 @@ answer (FILE *fp, int r, const char *err, const char *done)
     fprintf (fp, "ERR %s\n", err);
 }
 
-/* What a verb acts on: the array "--array NAME" names, else the one serving the device the verb names, else the
- * served array; and that array's part of the config. */
+/* What a verb acts on: the array "--array NAME" names, else the one
+ * serving the device the verb names, else the served array; and that
+ * array's part of the config. */
 struct target {
   struct raid_array *a;
   const struct raid_config *cfg;
