@@ -71,6 +71,8 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   }
   d->recovered_bytes = slot_front (s);
   d->corrected_reads = s->sb.cnt_corrected_read;
+  d->mismatched_sectors = __atomic_load_n (&s->mismatched_sectors,
+                                           __ATOMIC_RELAXED);
   d->events = s->sb.events;
 }
 
@@ -105,8 +107,14 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
     describe (&st->dev[st->ndevices++], a, &a->spares[i], -1);
   st->job_target = a->job.kind == RAID_JOB_RECOVERY ||
     a->job.kind == RAID_JOB_REPLACE ? (int) a->job.target : -1;
-  st->mismatches = a->job.kind == RAID_JOB_CHECK ||
-    a->job.kind == RAID_JOB_REPAIR ? a->job.mismatches : a->last_mismatches;
+  if (a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR) {
+    st->mismatches = a->job.mismatches;
+    st->unlocated = __atomic_load_n (&a->job.unlocated, __ATOMIC_RELAXED);
+  }
+  else {
+    st->mismatches = a->last_mismatches;
+    st->unlocated = a->last_unlocated;
+  }
   st->last_work_bytes = a->last_work_bytes;
   pthread_mutex_unlock (&a->sb_lock);
   if (a->bitmap.present) {

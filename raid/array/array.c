@@ -43,6 +43,7 @@ raid_event_name (enum raid_event event)
     [RAID_EVENT_SPARE_ACTIVE] = "SpareActive",
     [RAID_EVENT_CHECK_FINISHED] = "CheckFinished",
     [RAID_EVENT_MOVE_SPARE] = "MoveSpare",
+    [RAID_EVENT_MISMATCH_LOCATED] = "MismatchLocated",
   };
   return names[event];
 }

@@ -34,6 +34,8 @@ struct raid_slot {
   uint64_t front;               /* RECOVERING: bytes of data area rebuilt */
   bool partial;                 /* RECOVERING: re-added, bitmap-guided */
   uint64_t readd_tried_ms;      /* auto-readd: the last attempt */
+  /* Sectors checks found wrong on it since assembly (atomic). */
+  uint64_t mismatched_sectors;
   char why[256];                /* why it is not active */
 };
 
@@ -92,6 +94,11 @@ struct raid_job {
   unsigned spare;               /* REPLACE: the spare rebuilt onto */
   uint64_t pos, end;            /* in sync units, or target bytes */
   uint64_t mismatches;          /* CHECK/REPAIR: sectors */
+  /* CHECK/REPAIR: of them, sectors the redundancy pinned on one role,
+   * by role, and those it could not pin on any (atomic). */
+  uint64_t located[RAID_MAX_MEMBERS];
+  uint64_t unlocated;
+  unsigned logged;              /* mismatches logged one by one */
   uint64_t checkpointed;        /* pos at the last checkpoint */
   uint64_t started_at;          /* pos when this run started */
   bool partial;                 /* RECOVERY: only regions the bitmap marks */
@@ -147,6 +154,7 @@ struct raid_array {
   struct raid_job job;
   struct job_buffers job_buffers;       /* the control thread's */
   uint64_t last_mismatches;     /* of the last check or repair */
+  uint64_t last_unlocated;
   uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
   struct stripe_locks locks;
@@ -206,6 +214,15 @@ bool view_usable (const struct members_view *v, unsigned m,
 int view_add_write (const struct members_view *v, struct io_batch *b,
                     enum io_kind kind, unsigned member, uint64_t off,
                     uint64_t len, void *buf);
+
+/* job-sync.c: a check or repair found `sectors` of sync unit `unit`
+ * (a stripe, or an array unit of the copies family) disagreeing, and
+ * the redundancy says role m holds the wrong bytes, or cannot say (m
+ * -1; suspects, if not NULL, the roles that disagree).  Counted against
+ * the role, and logged. */
+void array_note_mismatch (struct raid_array *a, uint64_t unit, int m,
+                          const struct member_set *suspects,
+                          uint64_t sectors);
 
 /* Op index -> device: roles first, then a->spares. */
 struct raid_slot *array_slot (struct raid_array *a, unsigned index);

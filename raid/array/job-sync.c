@@ -99,13 +99,100 @@ step_resync (struct raid_array *a, uint64_t budget)
   return 1;
 }
 
+/* Mismatches logged one by one in a check; the rest only add up. */
+#define MISMATCH_LOG_MAX 20
+
+/* "member 0 (/dev/sdb) and member 1 (/dev/sdc)" into buf. */
+static const char *
+name_members (const struct raid_array *a, const struct member_set *s,
+              char *buf, size_t len)
+{
+  size_t used = 0;
+  unsigned m, n = 0, count = member_set_count (s);
+
+  buf[0] = '\0';
+  for (m = 0; m < a->geo.members && used < len; m++)
+    if (member_set_has (s, m))
+      used += (size_t) snprintf (buf + used, len - used, "%s member %u (%s)",
+                                 n++ == 0 ? "" : n == count ? " and" : ",",
+                                 m, a->slots[m].path ? a->slots[m].path
+                                 : "missing");
+  return buf;
+}
+
+void
+array_note_mismatch (struct raid_array *a, uint64_t unit, int m,
+                     const struct member_set *suspects, uint64_t sectors)
+{
+  const char *what = a->geo.parity_members ? "stripe" : "unit";
+  char who[512];
+
+  if (m < 0)
+    __atomic_add_fetch (&a->job.unlocated, sectors, __ATOMIC_RELAXED);
+  else {
+    __atomic_add_fetch (&a->job.located[m], sectors, __ATOMIC_RELAXED);
+    __atomic_add_fetch (&a->slots[m].mismatched_sectors, sectors,
+                        __ATOMIC_RELAXED);
+  }
+  if (__atomic_fetch_add (&a->job.logged, 1, __ATOMIC_RELAXED)
+      >= MISMATCH_LOG_MAX)
+    return;
+  if (m < 0 && suspects)
+    array_log (a, RAID_LOG_WARNING, "array %s: %s: %s %" PRIu64 ": %"
+               PRIu64 " sectors disagree between%s, and no majority says "
+               "which is right", a->name, raid_job_name (a->job.kind), what,
+               unit, sectors, name_members (a, suspects, who, sizeof who));
+  else if (m < 0)
+    array_log (a, RAID_LOG_WARNING, "array %s: %s: %s %" PRIu64 ": %"
+               PRIu64 " sectors disagree, on no one member the redundancy "
+               "can name", a->name, raid_job_name (a->job.kind), what, unit,
+               sectors);
+  else
+    array_log (a, RAID_LOG_WARNING, "array %s: %s: %s %" PRIu64 ": %"
+               PRIu64 " sectors wrong on member %d (%s)", a->name,
+               raid_job_name (a->job.kind), what, unit, sectors, m,
+               a->slots[m].path ? a->slots[m].path : "missing");
+}
+
+/* A check or repair is done: log what it found, where, and announce it
+ * (CheckFinished, then MismatchLocated for each member it blames). */
+static void
+finish_check (struct raid_array *a)
+{
+  bool repair = a->job.kind == RAID_JOB_REPAIR;
+  char detail[32];
+  unsigned m;
+
+  snprintf (detail, sizeof detail, "%" PRIu64, a->job.mismatches);
+  array_log (a, RAID_LOG_INFO, "array %s: %s finished: %" PRIu64
+             " mismatched sectors%s, %" PRIu64 " of them on no one member",
+             a->name, raid_job_name (a->job.kind), a->job.mismatches,
+             repair ? " repaired" : "", a->job.unlocated);
+  a->last_mismatches = a->job.mismatches;
+  a->last_unlocated = a->job.unlocated;
+  array_event (a, RAID_EVENT_CHECK_FINISHED, -1, detail);
+  for (m = 0; m < a->geo.members; m++) {
+    if (!a->job.located[m])
+      continue;
+    snprintf (detail, sizeof detail, "%" PRIu64, a->job.located[m]);
+    array_log (a, RAID_LOG_WARNING, "array %s: %s found %" PRIu64 " sectors "
+               "wrong on member %u (%s)%s", a->name,
+               raid_job_name (a->job.kind), a->job.located[m], m,
+               a->slots[m].path ? a->slots[m].path : "missing",
+               repair ? ", and put them right" : "");
+    array_event (a, RAID_EVENT_MISMATCH_LOCATED, (int) m, detail);
+  }
+  pthread_mutex_lock (&a->sb_lock);
+  a->job.kind = RAID_JOB_NONE;
+  pthread_mutex_unlock (&a->sb_lock);
+}
+
 /* One step of a check or repair, up to budget bytes of each member; at
  * the end, log and announce the mismatches. */
 int
 step_check (struct raid_array *a, uint64_t budget)
 {
   uint64_t per = unit_progress_bytes (a), n = budget / per;
-  char detail[32];
 
   if (n == 0)
     n = 1;
@@ -115,17 +202,7 @@ step_check (struct raid_array *a, uint64_t budget)
       == -1)
     return -1;
   a->job.pos += n;
-  if (a->job.pos == a->job.end) {
-    snprintf (detail, sizeof detail, "%" PRIu64, a->job.mismatches);
-    array_log (a, RAID_LOG_INFO, "array %s: %s finished: %" PRIu64
-               " mismatched sectors%s", a->name, raid_job_name (a->job.kind),
-               a->job.mismatches, a->job.kind == RAID_JOB_REPAIR
-               ? " rewritten" : "");
-    a->last_mismatches = a->job.mismatches;
-    array_event (a, RAID_EVENT_CHECK_FINISHED, -1, detail);
-    pthread_mutex_lock (&a->sb_lock);
-    a->job.kind = RAID_JOB_NONE;
-    pthread_mutex_unlock (&a->sb_lock);
-  }
+  if (a->job.pos == a->job.end)
+    finish_check (a);
   return 1;
 }

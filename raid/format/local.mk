@@ -16,6 +16,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/member-set.h \
 	%reldir%/member-spec.c \
 	%reldir%/parity.c %reldir%/parity.h \
+	%reldir%/parity-locate.c \
 	%reldir%/superblock.c %reldir%/superblock.h
 %canon_reldir%_libformat_la_CPPFLAGS = $(FORMAT_INCLUDES)
 %canon_reldir%_libformat_la_CFLAGS = $(ENGINE_CFLAGS) $(ISAL_CFLAGS) \

@@ -108,10 +108,12 @@ parity_init (struct parity_code *c, unsigned data, unsigned parity)
   }
   pthread_mutex_init (&c->decode_lock, NULL);
   /* Rows data.. of the RS matrix are all ones (P) and 2^j (Q): exactly
-   * RAID6 (isal.md). */
+   * RAID6 (ISA-L's gf_gen_rs_matrix: the identity, then 1s, then 2^j). */
   gf_gen_rs_matrix (c->matrix, (int) rows, (int) data);
   ec_init_tables ((int) data, (int) parity, c->matrix + (size_t) data * data,
                   c->tables);
+  if (parity == 2)
+    parity_locate_init (c);
   return 0;
 }
 

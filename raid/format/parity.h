@@ -20,6 +20,8 @@ struct parity_code {
   /* Decode tables per failure pattern, built on first use. */
   pthread_mutex_t decode_lock;
   unsigned char **decode;
+  /* RAID6: the exponent j of each nonzero x = 2^j (parity-locate.c). */
+  uint8_t log2[256];
 };
 
 int parity_init (struct parity_code *c, unsigned data, unsigned parity);
@@ -42,6 +44,20 @@ void parity_update (const struct parity_code *c, size_t len, unsigned coef,
  * blocks are missing than the parity can restore. */
 int parity_recover (struct parity_code *c, size_t len, const bool *present,
                     uint8_t *const *blocks);
+
+/* parity_culprit's answers besides a block number. */
+#define PARITY_AGREE (-1)       /* stored and computed parity agree */
+#define PARITY_UNLOCATED (-2)   /* no one block explains the difference */
+
+/* RAID6: which one block of a stripe column is wrong, given its stored
+ * P and Q (p, q) and those computed from its data (p2, q2), over len
+ * bytes: a data block's number (Q order), data for P, data + 1 for Q;
+ * or PARITY_AGREE, or PARITY_UNLOCATED (parity-locate.c). */
+int parity_culprit (const struct parity_code *c, size_t len,
+                    const uint8_t *p, const uint8_t *q, const uint8_t *p2,
+                    const uint8_t *q2);
+/* Set up c->log2 (parity_init does, for P+Q). */
+void parity_locate_init (struct parity_code *c);
 
 /* Allocate n buffers of len bytes in one block, staggered by 256 bytes
  * within a page (ISA-L runs several times slower when every buffer

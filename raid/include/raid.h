@@ -166,6 +166,8 @@ enum raid_event {
   RAID_EVENT_CHECK_FINISHED,    /* detail: mismatched sectors */
   RAID_EVENT_MOVE_SPARE,        /* a shared spare went to a nested array;
                                    detail: the top array */
+  RAID_EVENT_MISMATCH_LOCATED,  /* a check found wrong bytes on member;
+                                   detail: sectors (after CheckFinished) */
 };
 const char *raid_event_name (enum raid_event event);
 /* array: the name of the array it happened in (a nested array's, for
@@ -277,6 +279,9 @@ struct raid_device_status {
   char why[256];
   uint64_t recovered_bytes;     /* RECOVERING, REPLACING */
   uint32_t corrected_reads;
+  /* Sectors checks found wrong on this device since the array was
+   * assembled (the redundancy named it). */
+  uint64_t mismatched_sectors;
   uint64_t events;
 };
 struct raid_status {
@@ -297,6 +302,7 @@ struct raid_status {
   int job_target;
   uint64_t job_done, job_total;       /* bytes of each member */
   uint64_t mismatches;                /* sectors, after check/repair */
+  uint64_t unlocated;                 /* of them, on no one member */
   uint64_t last_work_bytes;           /* of each member, last resync or
                                        * recovery */
   uint64_t bitmap_chunk_bytes;        /* 0: no bitmap */

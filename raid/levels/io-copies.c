@@ -271,24 +271,76 @@ unit_in_holes (struct raid_array *a, const struct place *places,
   return true;
 }
 
+/* Check one page of unit u, plen bytes at p into it and at off in each
+ * copy's buffer, across its usable copies (use): count the sectors of
+ * every copy that differs from the reference and with repair rewrite
+ * them.  The reference is the value more than half the copies hold
+ * (three copies outvote a bad one, which is named); without such a
+ * majority it is the first copy, md's way, and the copies that
+ * disagree are named together. */
+static int
+check_page (struct raid_array *a, const struct members_view *v, uint64_t u,
+            const struct place *use, uint8_t *const *buf, unsigned nuse,
+            uint64_t off, uint64_t p, uint64_t plen, bool repair,
+            uint64_t *mismatches, struct io_batch *writes)
+{
+  const uint64_t sectors = (plen + 511) / 512;
+  unsigned c, d, votes, best = 0, best_votes = 0;
+  struct member_set suspects = { { 0 } };
+  bool majority;
+
+  for (c = 1; c < nuse && !memcmp (buf[0] + off, buf[c] + off, plen); c++)
+    ;
+  if (c == nuse)
+    return 0;                   /* all agree */
+  for (c = 0; c < nuse; c++) {
+    for (votes = 0, d = 0; d < nuse; d++)
+      votes += !memcmp (buf[c] + off, buf[d] + off, plen);
+    if (votes > best_votes) {
+      best = c;
+      best_votes = votes;
+    }
+  }
+  majority = 2 * best_votes > nuse;
+  if (!majority)
+    best = 0;
+  for (c = 0; c < nuse; c++) {
+    if (!memcmp (buf[best] + off, buf[c] + off, plen))
+      continue;
+    *mismatches += sectors;
+    member_set_add (&suspects, use[c].disk);
+    if (majority)
+      array_note_mismatch (a, u, (int) use[c].disk, NULL, sectors);
+    if (repair &&
+        view_add_write (v, writes, IO_WRITE, use[c].disk,
+                        use[c].member_unit * a->geo.unit_bytes + p, plen,
+                        buf[best] + off))
+      return -1;
+  }
+  if (!majority) {
+    member_set_add (&suspects, use[0].disk);
+    array_note_mismatch (a, u, -1, &suspects, sectors);
+  }
+  return 0;
+}
+
 /* One round of resync or check over units [u, u+n): with sync, the
  * first usable copy of each unit is written over the others; with
- * check, every usable copy is read and 4K pages that differ from the
- * first are counted (and with repair, rewritten from it).  *done
- * counts the units not in holes. */
+ * check, every usable copy is read and compared page by page
+ * (check_page).  *done counts the units not in holes. */
 static int
 copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
               bool repair, uint64_t *mismatches, uint64_t *done)
 {
   const struct raid_geometry *g = &a->geo;
-  struct place places[RAID_MAX_MEMBERS];
+  struct place places[RAID_MAX_MEMBERS], use[RAID_MAX_MEMBERS];
   struct member_set none = { { 0 } };
   struct members_view v;
   struct io_batch reads, writes;
-  uint8_t *buf, *bufs[RAID_MAX_MEMBERS];
+  uint8_t *buf, *bufs[RAID_MAX_MEMBERS], *ubuf[RAID_MAX_MEMBERS];
   bool *in_holes = calloc (n, sizeof *in_holes);
   uint64_t i;
-  unsigned c, src, np;
+  unsigned c, src, np, nuse;
   int r = -1;
 
   buf = parity_buffers_alloc (g->copies, n * g->unit_bytes, a->direct, 0,
@@ -331,23 +383,21 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
       continue;
     np = geometry_unit_places (g, u + i, places);
     src = first_usable (a, &v, places, np, len);
-    for (c = src + 1; c < np; c++) {
-      bool differs = false;
-      if (!place_usable (a, &v, &none, &places[c], len))
-        continue;
-      for (p = 0; !sync && p < len; p += 4096) {
-        uint64_t plen = len - p < 4096 ? len - p : 4096;
-        if (memcmp (bufs[src] + off + p, bufs[c] + off + p, plen) != 0) {
-          *mismatches += (plen + 511) / 512;
-          differs = true;
-        }
+    for (nuse = 0, c = src; c < np; c++)
+      if (place_usable (a, &v, &none, &places[c], len)) {
+        use[nuse] = places[c];
+        ubuf[nuse++] = bufs[c];
       }
-      if ((sync || (repair && differs)) &&
-          view_add_write (&v, &writes, IO_WRITE, places[c].disk,
-                          places[c].member_unit * g->unit_bytes, len,
-                          bufs[src] + off))
+    for (c = 1; sync && c < nuse; c++)
+      if (view_add_write (&v, &writes, IO_WRITE, use[c].disk,
+                          use[c].member_unit * g->unit_bytes, len,
+                          ubuf[0] + off))
         goto out;
-    }
+    for (p = 0; !sync && p < len; p += 4096)
+      if (check_page (a, &v, u + i, use, ubuf, nuse, off + p, p,
+                      len - p < 4096 ? len - p : 4096, repair, mismatches,
+                      &writes))
+        goto out;
   }
   array_run (a, &writes);
   r = array_settle_writes (a, &writes);

@@ -1,5 +1,6 @@
-/* nbdraid: writes, resync and check for the parity family (RAID5,
- * RAID6); reads are in read-parity.c, rebuilds in rebuild-parity.c.
+/* nbdraid: writes and resync for the parity family (RAID5, RAID6);
+ * reads are in read-parity.c, rebuilds in rebuild-parity.c, check and
+ * repair in scrub-parity.c.
  *
  * A write is cut into segments: one stripe column (stripe-column.h) and
  * the run of data chunks the request writes across all of it.  Each
@@ -592,10 +593,7 @@ cut_resync (const struct request *rq, uint64_t stripe, struct segment *segs)
   return 1;
 }
 
-/* Do stripe s's chunks lie in holes on every member, all in use?  Such
- * a stripe reads as zeros everywhere, so its parity is right as it is:
- * resync and check pass it by, and sparse members stay sparse. */
-static bool
+bool
 stripe_in_holes (struct raid_array *a, uint64_t s)
 {
   const uint64_t C = a->geo.chunk_bytes;
@@ -632,78 +630,6 @@ parity_sync (struct raid_array *a, uint64_t first, uint64_t n,
     }
   }
   stripe_unlock (&a->locks, first, end - 1);
-  return r;
-}
-
-/* Check (and with repair, rewrite) the parity of stripes
- * [first, first+n): read every block, recompute P and Q, count the 4K
- * pages where they differ from what is stored, as md's mismatch_cnt. */
-static int
-parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
-              uint64_t *mismatches)
-{
-  const unsigned k = a->geo.data_members, p = a->geo.parity_members;
-  bool want[RAID_MAX_MEMBERS + 2];
-  struct member_set none = { { 0 } };
-  struct column col;
-  struct io_batch b;
-  uint8_t *stored[2];
-  uint64_t s, page;
-  unsigned blk;
-  int r = 0;
-
-  for (blk = 0; blk < k + p; blk++)
-    want[blk] = true;
-  io_batch_init (&b);
-  for (s = first; s < first + n && r == 0; s++) {
-    uint64_t C = a->geo.chunk_bytes;
-    uint8_t *mem = NULL, *bufs[2];
-
-    column_init (&col, a, s, 0, C);
-    io_batch_reset (&b);
-    stripe_lock (&a->locks, s, s, true);
-    if (stripe_in_holes (a, s))
-      goto next;
-    mem = parity_buffers_alloc (p, C, a->direct, 0, bufs);
-    if (!mem || column_alloc (&col, a, want) ||
-        column_add_reads (a, &col, &none, &b)) {
-      r = -1;
-      goto next;
-    }
-    if (array_run (a, &b)) {
-      errno = EIO;
-      r = -1;
-      goto next;
-    }
-    /* Stored parity aside; recompute into the column. */
-    for (blk = 0; blk < p; blk++) {
-      stored[blk] = bufs[blk];
-      memcpy (stored[blk], col.block[k + blk], C);
-    }
-    column_encode (a, &col);
-    for (page = 0; page < C; page += COLUMN_ALIGN) {
-      bool differs = false;
-      for (blk = 0; blk < p; blk++)
-        differs |= memcmp (stored[blk] + page, col.block[k + blk] + page,
-                           COLUMN_ALIGN) != 0;
-      *mismatches += differs ? COLUMN_ALIGN / 512 : 0;
-    }
-    if (repair) {
-      io_batch_reset (&b);
-      for (blk = 0; blk < p && r == 0; blk++)
-        r = io_batch_add (&b, IO_WRITE, col.map.block_disk[k + blk],
-                          column_offset (a, &col), C, col.block[k + blk]);
-      if (r == 0) {
-        array_run (a, &b);
-        r = array_settle_writes (a, &b);
-      }
-    }
-  next:
-    stripe_unlock (&a->locks, s, s);
-    column_free (&col);
-    parity_buffers_free (mem);
-  }
-  io_batch_free (&b);
   return r;
 }
 

@@ -9,6 +9,7 @@ noinst_LTLIBRARIES += %reldir%/liblevels.la
 	%reldir%/parity-state.c \
 	%reldir%/read-parity.c \
 	%reldir%/rebuild-parity.c \
+	%reldir%/scrub-parity.c \
 	%reldir%/stripe-batch.c %reldir%/stripe-batch.h \
 	%reldir%/stripe-column.c %reldir%/stripe-column.h
 %canon_reldir%_liblevels_la_CPPFLAGS = $(LEVELS_INCLUDES)

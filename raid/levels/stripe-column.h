@@ -101,6 +101,16 @@ int column_recover (struct raid_array *a, struct column *c,
 /* Recompute P (and Q) from the data blocks. */
 void column_encode (struct raid_array *a, struct column *c);
 
+/* Do stripe s's chunks lie in holes on every member, all in use?  Such
+ * a stripe reads as zeros everywhere, so its parity is right as it is:
+ * resync and check pass it by, and sparse members stay sparse
+ * (io-parity.c). */
+bool stripe_in_holes (struct raid_array *a, uint64_t s);
+
+/* Check and repair of stripes (scrub-parity.c). */
+int parity_check (struct raid_array *a, uint64_t first, uint64_t n,
+                  bool repair, uint64_t *mismatches);
+
 /* The parity family's read (read-parity.c) and reconstruct
  * (rebuild-parity.c). */
 int parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,

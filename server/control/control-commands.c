@@ -105,6 +105,8 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
                d->recovered_bytes / st->member_bytes : 0);
     if (d->corrected_reads)
       fprintf (fp, "  %u corrected reads", d->corrected_reads);
+    if (d->mismatched_sectors)
+      fprintf (fp, "  %" PRIu64 " mismatched sectors", d->mismatched_sectors);
     if (d->why[0] && d->state != RAID_DEV_ACTIVE)
       fprintf (fp, "  (%s)", d->why);
     fputc ('\n', fp);
@@ -113,8 +115,11 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
     fprintf (fp, "      bitmap: %" PRIu64 "/%" PRIu64 " chunks dirty, %"
              PRIu64 "K chunk\n", st->bitmap_dirty, st->bitmap_chunks,
              st->bitmap_chunk_bytes / 1024);
-  fprintf (fp, "      last check: %" PRIu64 " mismatched sectors\n",
+  fprintf (fp, "      last check: %" PRIu64 " mismatched sectors",
            st->mismatches);
+  if (st->unlocated)
+    fprintf (fp, ", %" PRIu64 " on no one member", st->unlocated);
+  fputc ('\n', fp);
 }
 
 /* One array's status as a JSON object, left open: status_tree adds its
@@ -153,8 +158,9 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
     fprintf (fp, ", \"why\": ");
     json_string (fp, d->state == RAID_DEV_ACTIVE ? "" : d->why);
     fprintf (fp, ", \"recovered_bytes\": %" PRIu64 ", \"corrected_reads\": "
-             "%u, \"events\": %" PRIu64 "}", d->recovered_bytes,
-             d->corrected_reads, d->events);
+             "%u, \"mismatched_sectors\": %" PRIu64 ", \"events\": %"
+             PRIu64 "}", d->recovered_bytes, d->corrected_reads,
+             d->mismatched_sectors, d->events);
   }
   fprintf (fp, "],\n \"job\": {\"kind\": \"%s\", \"target\": %d"
            ", \"done_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
@@ -162,10 +168,10 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            raid_job_name (st->job), st->job_target, st->job_done,
            st->job_total, st->job_total ? 100.0 * st->job_done /
            st->job_total : 0.0, speed);
-  fprintf (fp, ", \"mismatches\": %" PRIu64 ", \"last_work_bytes\": %"
-           PRIu64 ", \"bitmap\": {\"chunk_bytes\": %" PRIu64 ", \"chunks\": %"
-           PRIu64 ", \"dirty\": %" PRIu64 "}", st->mismatches,
-           st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
+  fprintf (fp, ", \"mismatches\": %" PRIu64 ", \"unlocated\": %" PRIu64
+           ", \"last_work_bytes\": %" PRIu64 ", \"bitmap\": {\"chunk_bytes\": %"
+           PRIu64 ", \"chunks\": %" PRIu64 ", \"dirty\": %" PRIu64 "}",
+           st->mismatches, st->unlocated, st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
            st->bitmap_dirty);
   fprintf (fp, ", \"speed_limit\": {\"min_bytes_per_sec\": %" PRIu64
            ", \"max_bytes_per_sec\": %" PRIu64 "}", min, max);
