@@ -7,7 +7,8 @@
 # would not give); a second check finds nothing.  Two wrong chunks in
 # one stripe are reported as on no one member, and repaired md's way.
 # Three-copy mirrors (RAID1 of 3, RAID10 n3): a wrong copy, the first
-# among them, is outvoted and rewritten.
+# among them, is outvoted and rewritten.  A RAID6 missing a member still
+# finds a wrong chunk, without naming it; RAID0 has nothing to check.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdcopy
@@ -149,6 +150,35 @@ copies_case () {
 
 copies_case r1x3 1 - - 3
 copies_case r10n3 10 n3 64K 3
+
+# Degraded RAID6 (member 5 failed): one syndrome is left, so a check
+# still finds a wrong chunk but cannot say where; repair is refused.
+new_array r6deg 6 left-symmetric 64K 6 8M --assume-clean
+start_server "$conf"
+random_file "$T/r6deg.data" "$(export_size)"
+nbdcopy --flush "$T/r6deg.data" "$uri"
+"$NBDRAID" fail "$conf" 5 > /dev/null || die "r6deg: fail refused"
+off=$(data_offset "$T/r6deg/d2.img")
+corrupt "$T/r6deg/d2.img" $((off + 3 * 65536 + 300))
+run_check check
+status_is "j['mismatches'] == 8 and j['unlocated'] == 8 and all(d['mismatched_sectors'] == 0 for d in j['devices'])" ||
+  die "r6deg: degraded check: $(status_json)"
+if out=$("$NBDRAID" repair "$conf" 2>&1); then die "r6deg: repair ran degraded"; fi
+grep -q "array test is degraded: repair needs every member" <<< "$out" ||
+  die "r6deg: repair refused with: $out"
+stop_server
+echo "ok: r6deg: a degraded RAID6's check finds the wrong chunk, repair waits"
+
+# RAID0 has nothing to check against.
+new_array r0 0 - 64K 2 8M
+start_server "$conf"
+for verb in check repair; do
+  if out=$("$NBDRAID" $verb "$conf" 2>&1); then die "r0: $verb ran"; fi
+  grep -q "array test is RAID0: no redundancy to $verb" <<< "$out" ||
+    die "r0: $verb refused with: $out"
+done
+stop_server
+echo "ok: check and repair refused on RAID0"
 
 # Client writes under fio --verify while a repair and a check run: the
 # stripe locks keep them apart; fio sees its data, the check nothing.

@@ -90,6 +90,24 @@ degraded (const struct raid_array *a)
   return false;
 }
 
+/* Can a check run with the members the array has lost?  A parity
+ * array that still has a syndrome to compare, with every role in sync
+ * or gone (not one half rebuilt): it finds mismatches, it cannot say
+ * where.  Mirrors need every copy. */
+static bool
+can_check_degraded (const struct raid_array *a)
+{
+  unsigned m, lost = 0;
+
+  for (m = 0; m < a->geo.members; m++) {
+    enum slot_state st = slot_state (&a->slots[m]);
+    if (st == SLOT_RECOVERING)
+      return false;
+    lost += st != SLOT_ACTIVE;
+  }
+  return a->geo.parity_members > 0 && lost < a->geo.parity_members;
+}
+
 /* Take spare i into empty role r and start rebuilding it; the device
  * that held the role stays listed outside the roles, faulty, until the
  * admin removes it.  With the array quiesced and sb_lock held. */
@@ -268,7 +286,10 @@ raid_job_check (struct raid_array *a, bool repair, char *err, size_t errlen)
                 a->job.end ? a->job.pos * 100 / a->job.end : 0,
                 a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR
                 ? " or stop it with idle" : "");
-  else if (degraded (a))
+  else if (a->geo.tolerates == 0)
+    r = refuse (err, errlen, "array %s is RAID%d: no redundancy to %s",
+                a->name, a->geo.level, repair ? "repair" : "check");
+  else if (degraded (a) && (repair || !can_check_degraded (a)))
     r = refuse (err, errlen, "array %s is degraded: %s needs every member",
                 a->name, repair ? "repair" : "check");
   else {

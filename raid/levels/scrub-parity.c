@@ -8,6 +8,10 @@
  * the syndrome, P's or Q's by recomputing them.  Where no one member
  * explains it (two are wrong), and on RAID5, where parity alone cannot
  * tell, repair does what md's does: parity recomputed from the data.
+ *
+ * A RAID6 array that lost one member still has a syndrome to compare:
+ * its check reconstructs what is lost and finds the pages that disagree,
+ * but cannot say where (repair is refused while it is degraded).
  */
 #include <config.h>
 
@@ -17,19 +21,26 @@
 
 #include "stripe-column.h"
 
-/* What went wrong on one page, and what repairing it writes. */
+/* Whether one page agrees, and if not, which block is wrong: with
+ * locate, from the syndromes (a wrong data block put right in col);
+ * without, PARITY_UNLOCATED. */
 static int
 judge_page (struct raid_array *a, struct column *col, uint8_t *const *stored,
-            uint64_t page)
+            uint64_t page, bool locate)
 {
   const unsigned k = a->geo.data_members;
   uint8_t *p2 = col->block[k] + page;
+  unsigned blk;
   size_t i;
   int who;
 
-  if (a->geo.parity_members == 1)
-    return memcmp (stored[0] + page, p2, COLUMN_ALIGN) ? PARITY_UNLOCATED
-      : PARITY_AGREE;
+  if (!locate) {
+    for (blk = 0; blk < a->geo.parity_members; blk++)
+      if (memcmp (stored[blk] + page, col->block[k + blk] + page,
+                  COLUMN_ALIGN))
+        return PARITY_UNLOCATED;
+    return PARITY_AGREE;
+  }
   who = parity_culprit (&parity_state (a)->code, COLUMN_ALIGN,
                         stored[0] + page, stored[1] + page, p2,
                         col->block[k + 1] + page);
@@ -63,23 +74,34 @@ add_repair (struct raid_array *a, const struct column *col, int who,
   return 0;
 }
 
-/* Check one stripe whose blocks col has read; with repair, write what
- * puts it right. */
+/* Check one stripe whose blocks col has read (those of members in gone
+ * reconstructed); with repair, write what puts it right. */
 static int
 check_stripe (struct raid_array *a, struct column *col, uint8_t *const *stored,
-              bool repair, uint64_t *mismatches, struct io_batch *b)
+              const struct member_set *gone, bool repair,
+              uint64_t *mismatches, struct io_batch *b)
 {
   const unsigned k = a->geo.data_members;
+  const bool locate = a->geo.parity_members == 2 &&
+    member_set_count (gone) == 0;
   uint64_t page;
   unsigned blk;
   int who;
 
+  /* Stored parity aside, as read; then what is lost reconstructed and
+   * parity recomputed from the data.  A lost P or Q has nothing stored
+   * to compare: it is taken as computed. */
   for (blk = 0; blk < a->geo.parity_members; blk++)
     memcpy (stored[blk], col->block[k + blk], a->geo.chunk_bytes);
+  if (member_set_count (gone) && column_recover (a, col, gone) == -1)
+    return -1;
   column_encode (a, col);
+  for (blk = 0; blk < a->geo.parity_members; blk++)
+    if (member_set_has (gone, col->map.block_disk[k + blk]))
+      memcpy (stored[blk], col->block[k + blk], a->geo.chunk_bytes);
   io_batch_reset (b);
   for (page = 0; page < a->geo.chunk_bytes; page += COLUMN_ALIGN) {
-    who = judge_page (a, col, stored, page);
+    who = judge_page (a, col, stored, page, locate);
     if (who == PARITY_AGREE)
       continue;
     *mismatches += COLUMN_ALIGN / 512;
@@ -102,7 +124,7 @@ parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
   const unsigned k = a->geo.data_members, p = a->geo.parity_members;
   const uint64_t C = a->geo.chunk_bytes;
   bool want[RAID_MAX_MEMBERS + 2];
-  struct member_set none = { { 0 } };
+  struct member_set gone;
   struct column col;
   struct io_batch b;
   uint8_t *stored[2], *mem = NULL;
@@ -118,6 +140,7 @@ parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
     return -1;
   }
   io_batch_init (&b);
+  array_unavailable (a, &gone);
   for (s = first; s < first + n && r == 0; s++) {
     column_init (&col, a, s, 0, C);
     io_batch_reset (&b);
@@ -125,14 +148,14 @@ parity_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
     if (stripe_in_holes (a, s))
       ;
     else if (column_alloc (&col, a, want) ||
-             column_add_reads (a, &col, &none, &b))
+             column_add_reads (a, &col, &gone, &b))
       r = -1;
     else if (array_run (a, &b)) {
       errno = EIO;
       r = -1;
     }
     else
-      r = check_stripe (a, &col, stored, repair, mismatches, &b);
+      r = check_stripe (a, &col, stored, &gone, repair, mismatches, &b);
     stripe_unlock (&a->locks, s, s);
     column_free (&col);
   }
