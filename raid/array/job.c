@@ -270,7 +270,8 @@ refuse (char *err, size_t errlen, const char *fmt, ...)
 }
 
 int
-raid_job_check (struct raid_array *a, bool repair, char *err, size_t errlen)
+raid_job_check (struct raid_array *a, bool repair, uint64_t from,
+                char *err, size_t errlen)
 {
   int r = 0;
 
@@ -296,9 +297,17 @@ raid_job_check (struct raid_array *a, bool repair, char *err, size_t errlen)
     a->job = (struct raid_job) {
       .kind = repair ? RAID_JOB_REPAIR : RAID_JOB_CHECK,
       .end = a->ops->sync_units (a),
+      .pos = from / unit_progress_bytes (a),
     };
-    array_log (a, RAID_LOG_INFO, "array %s: %s started", a->name,
-               raid_job_name (a->job.kind));
+    if (a->job.pos >= a->job.end)
+      a->job.pos = 0;
+    if (a->job.pos)
+      array_log (a, RAID_LOG_INFO, "array %s: %s resumed at %" PRIu64 "%%",
+                 a->name, raid_job_name (a->job.kind),
+                 a->job.pos * 100 / a->job.end);
+    else
+      array_log (a, RAID_LOG_INFO, "array %s: %s started", a->name,
+                 raid_job_name (a->job.kind));
   }
   pthread_mutex_unlock (&a->sb_lock);
   return r;

@@ -86,6 +86,38 @@ raid_parse_size (const char *s, uint64_t *bytes)
   return 0;
 }
 
+int
+raid_parse_duration (const char *s, uint64_t *seconds)
+{
+  static const struct {
+    char suffix;
+    uint64_t seconds;
+  } units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+                { 'w', 7 * 86400 } };
+  uint64_t v, mult = 1;
+  char *end;
+  size_t i;
+
+  if (!isdigit ((unsigned char) *s))
+    return -1;
+  errno = 0;
+  v = strtoull (s, &end, 10);
+  if (errno)
+    return -1;
+  if (*end) {
+    for (i = 0; i < sizeof units / sizeof units[0] &&
+         units[i].suffix != tolower ((unsigned char) *end); i++)
+      ;
+    if (i == sizeof units / sizeof units[0] || end[1])
+      return -1;
+    mult = units[i].seconds;
+  }
+  if (v > UINT64_MAX / mult)
+    return -1;
+  *seconds = v * mult;
+  return 0;
+}
+
 /* A boolean: 1, true, yes or on; 0, false, no or off (any case).  -1 if
  * neither. */
 static int
@@ -301,6 +333,17 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     free (cfg->socket);
     cfg->socket = resolve_path (st, value);
   }
+  else if (strcmp (name, "state-dir") == 0) {
+    free (cfg->state_dir);
+    cfg->state_dir = resolve_path (st, value);
+  }
+  else if (strcmp (name, "check-interval") == 0 ||
+           strcmp (name, "check-budget") == 0) {
+    if (raid_parse_duration (value, name[6] == 'i' ? &cfg->check_interval_s
+                             : &cfg->check_budget_s) == -1)
+      return fail (st, "%s '%s' is not a duration (like 90s, 10m, 6h, 7d)",
+                   name, value);
+  }
   else if (strcmp (name, "speed-min") == 0 || strcmp (name, "speed-max") == 0) {
     if (raid_parse_size (value, strcmp (name, "speed-min") == 0
                          ? &cfg->speed_min : &cfg->speed_max) == -1)
@@ -344,6 +387,7 @@ top_only (const char *name)
 {
   static const char *const keys[] = {
     "socket", "controllers", "direct", "speed-min", "speed-max",
+    "state-dir", "check-interval", "check-budget",
     "nbd-connections", "nbd-timeout", "nbd-connect-timeout", "auto-readd",
   };
   size_t i;
@@ -726,6 +770,23 @@ raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
               cfg->name);
 }
 
+void
+raid_config_state_path (const struct raid_config *cfg, const char *uuid,
+                        char *buf, size_t len)
+{
+  const char *state = getenv ("XDG_STATE_HOME"), *home = getenv ("HOME");
+
+  if (cfg->state_dir)
+    snprintf (buf, len, "%s/%s.check", cfg->state_dir, uuid);
+  else if (geteuid () == 0)
+    snprintf (buf, len, "/var/lib/nbdraid/%s.check", uuid);
+  else if (state && *state)
+    snprintf (buf, len, "%s/nbdraid/%s.check", state, uuid);
+  else
+    snprintf (buf, len, "%s/.local/state/nbdraid/%s.check",
+              home && *home ? home : "/tmp", uuid);
+}
+
 /* Free n member specs and the array that holds them. */
 static void
 free_specs (struct raid_member_spec *specs, unsigned n)
@@ -756,6 +817,7 @@ raid_config_free (struct raid_config *cfg)
   free (cfg->layout_name);
   free (cfg->controllers);
   free (cfg->socket);
+  free (cfg->state_dir);
   free_specs (cfg->members, cfg->nmembers);
   free_specs (cfg->spares, cfg->nspares);
   memset (cfg, 0, sizeof *cfg);

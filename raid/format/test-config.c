@@ -3,6 +3,7 @@
  * path that allocates is freed once. */
 #include <config.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,8 @@ check_full (void)
                            "speed-min = 5M\nspeed-max = 1G\n"
                            "nbd-connections = 8\nnbd-timeout = 7\n"
                            "nbd-connect-timeout = 3\n"
+                           "check-interval = 1d\ncheck-budget = 2h\n"
+                           "state-dir = state\n"
                            "[members]\nmember = a.img controller=c0\n"
                            "member = b.img controller=c1\n"
                            "member = nbd://host/x controller=c0\n"
@@ -76,7 +79,9 @@ check_full (void)
       cfg.nbd_connect_timeout_s != 3 || cfg.nmembers != 4 ||
       cfg.nspares != 1 || strcmp (cfg.members[2].path, "nbd://host/x") ||
       strcmp (cfg.members[0].controller, "c0") || cfg.members[3].controller ||
-      !strstr (cfg.socket, "/ctl.sock") || cfg.members[0].path[0] != '/')
+      !strstr (cfg.socket, "/ctl.sock") || cfg.members[0].path[0] != '/' ||
+      cfg.check_interval_s != 86400 || cfg.check_budget_s != 7200 ||
+      !strstr (cfg.state_dir, "/state"))
     fail ("full config parsed wrong: name %s level %d layout %u chunk %lu "
           "direct %d bitmap %d/%lu readd %d speed %lu/%lu nbd %u/%u/%u "
           "members %u spares %u socket %s", cfg.name, cfg.level, cfg.layout,
@@ -129,6 +134,31 @@ check_missing (void)
                 "spare = missing\n", "t.conf:5: a spare cannot be missing");
 }
 
+/* raid_parse_duration: seconds, with s, m, h, d or w; nothing else. */
+static void
+check_durations (void)
+{
+  static const struct {
+    const char *s;
+    int r;
+    uint64_t want;
+  } cases[] = {
+    { "90", 0, 90 }, { "90s", 0, 90 }, { "10m", 0, 600 }, { "6h", 0, 21600 },
+    { "2d", 0, 172800 }, { "1W", 0, 604800 }, { "0", 0, 0 },
+    { "", -1, 0 }, { "h", -1, 0 }, { "10x", -1, 0 }, { "10mm", -1, 0 },
+    { "-5m", -1, 0 }, { "1.5h", -1, 0 }, { "99999999999999999999", -1, 0 },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    uint64_t got = 0;
+    int r = raid_parse_duration (cases[i].s, &got);
+    if (r != cases[i].r || (r == 0 && got != cases[i].want))
+      fail ("raid_parse_duration (\"%s\"): %d, %" PRIu64 "; want %d, %"
+            PRIu64, cases[i].s, r, got, cases[i].r, cases[i].want);
+  }
+}
+
 int
 main (void)
 {
@@ -172,6 +202,10 @@ main (void)
                 "t.conf:3: speed-max 'fast' is not a size");
   expect_error ("[array]\nlevel = 1\ndirect = sometimes\n" MEMBERS,
                 "t.conf:3: direct 'sometimes' is not true or false");
+  expect_error ("[array]\nlevel = 1\ncheck-interval = weekly\n" MEMBERS,
+                "t.conf:3: check-interval 'weekly' is not a duration");
+  expect_error ("[array]\nlevel = 1\ncheck-budget = 10q\n" MEMBERS,
+                "t.conf:3: check-budget '10q' is not a duration");
   expect_error ("[array]\nname = 0123456789012345678901234567890123\n",
                 "t.conf:2: name must be 1 to 32 characters");
   expect_error ("[array]\n[members]\nmember = a\nmember = b\n",
@@ -183,7 +217,8 @@ main (void)
     printf ("test-config: %u failures\n", failures);
     return 1;
   }
-  printf ("test-config: every key parsed, 19 bad configs refused by "
-          "file:line\n");
+  check_durations ();
+  printf ("test-config: every key parsed, 21 bad configs refused by "
+          "file:line, durations parsed\n");
   return 0;
 }

@@ -48,6 +48,12 @@ struct raid_config {
   bool auto_readd;              /* re-add members that come back */
   uint64_t speed_min;           /* background work, bytes per second */
   uint64_t speed_max;           /* 0: unlimited */
+  /* Scheduled checks: one run every check_interval_s (0: none), each
+   * for at most check_budget_s (0: to the end), continuing where the
+   * last stopped, as mdcheck does; its position kept in state_dir
+   * (NULL: the default, raid_config_state_path). */
+  uint64_t check_interval_s, check_budget_s;
+  char *state_dir;
   unsigned nbd_connections;
   unsigned nbd_timeout_s;
   unsigned nbd_connect_timeout_s;
@@ -83,6 +89,17 @@ struct raid_config *raid_config_find_group (const struct raid_config *top,
  * for others.  Writes it into buf. */
 void raid_config_socket_path (const struct raid_config *cfg, char *buf,
                               size_t len);
+
+/* Where the array with set UUID uuid ("8c1f..." as status prints it)
+ * keeps what lasts across restarts (a check's position): in [array]
+ * state-dir, or /var/lib/nbdraid for root and $XDG_STATE_HOME/nbdraid
+ * (or ~/.local/state/nbdraid) for others, as UUID.check.  Writes it
+ * into buf. */
+void raid_config_state_path (const struct raid_config *cfg, const char *uuid,
+                             char *buf, size_t len);
+
+/* "90", "90s", "10m", "6h", "2d", "1w": seconds.  0, or -1 if bad. */
+int raid_parse_duration (const char *s, uint64_t *seconds);
 
 /* Add a "spare = PATH" line to the config file, or drop the line
  * naming PATH (a spare's is commented out, a member's says missing):
@@ -254,10 +271,12 @@ const char *raid_job_name (enum raid_job_kind kind);
  * its end: the size weighs the two (client-tests/bench/FINDINGS.md). */
 #define RAID_JOB_STEP_MAX (16 * 1024 * 1024)
 int raid_job_step (struct raid_array *a, uint64_t budget);
-/* Start a check (or repair) of every stripe; refused while another job
+/* Start a check (or repair) of every stripe from byte `from` of each
+ * member's data area on (0: all of it; else where an earlier one
+ * stopped, as raid_job_progress said); refused while another job
  * runs.  0, or -1 with a one-line reason in err. */
-int raid_job_check (struct raid_array *a, bool repair, char *err,
-                    size_t errlen);
+int raid_job_check (struct raid_array *a, bool repair, uint64_t from,
+                    char *err, size_t errlen);
 /* Stop a check or repair (mdadm's idle). */
 int raid_job_idle (struct raid_array *a, char *err, size_t errlen);
 /* The current job and how far it is, in bytes of each member. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checks.h"
 #include "control.h"
 #include "json.h"
 
@@ -281,6 +282,37 @@ answer (FILE *fp, int r, const char *err, const char *done)
     fprintf (fp, "ERR %s\n", err);
 }
 
+/* check|repair [--budget DURATION] [--from-start]: resume where the
+ * last one stopped (or from the start), for at most the budget. */
+static void
+check (struct control *c, struct raid_array *a, FILE *fp, char **w, int n)
+{
+  uint64_t budget = 0;
+  bool from_start = false;
+  char err[512], done[128];
+  int i, r;
+
+  for (i = 1; i < n; i++)
+    if (strcmp (w[i], "--from-start") == 0)
+      from_start = true;
+    else if (strcmp (w[i], "--budget") == 0 && i + 1 < n) {
+      if (raid_parse_duration (w[++i], &budget) == -1 || budget == 0) {
+        fprintf (fp, "ERR --budget '%s' is not a duration of a second or "
+                 "more (like 90s, 10m, 6h, 2d)\n", w[i]);
+        return;
+      }
+    }
+    else {
+      fprintf (fp, "ERR usage: %s [--budget DURATION] [--from-start]\n",
+               w[0]);
+      return;
+    }
+  r = checks_start (control_checks (c), a, w[0][0] == 'r', from_start,
+                    budget, done, sizeof done, err, sizeof err);
+  answer (fp, r, err, done);
+  control_kick (c);
+}
+
 /* What a verb acts on: the array "--array NAME" names, else the one
  * serving the device the verb names, else the served array; and that
  * array's part of the config. */
@@ -394,15 +426,10 @@ control_command (struct control *c, struct raid_array *a,
     answer (fp, r, err, done);
     control_kick (c);
   }
-  else if ((strcmp (w[0], "check") == 0 || strcmp (w[0], "repair") == 0) &&
-           n == 1) {
-    r = raid_job_check (t.a, w[0][0] == 'r', err, sizeof err);
-    snprintf (done, sizeof done, "%s started", w[0]);
-    answer (fp, r, err, done);
-    control_kick (c);
-  }
+  else if (strcmp (w[0], "check") == 0 || strcmp (w[0], "repair") == 0)
+    check (c, t.a, fp, w, n);
   else if (strcmp (w[0], "idle") == 0 && n == 1) {
-    r = raid_job_idle (t.a, err, sizeof err);
+    r = checks_idle (control_checks (c), t.a, err, sizeof err);
     answer (fp, r, err, "");
   }
   else if (strcmp (w[0], "speed-limit") == 0)

@@ -15,6 +15,7 @@
 
 #include <ev.h>
 
+#include "checks.h"
 #include "control.h"
 
 #define MAX_REQUEST 4096
@@ -41,6 +42,7 @@ struct pending {
 struct control {
   struct raid_config *cfg;
   struct raid_array *a;
+  struct checks *checks;        /* positions and schedule of checks */
   char path[sizeof ((struct sockaddr_un *) 0)->sun_path];
   int listen_fd;
   pid_t listener;               /* the process that created the socket */
@@ -273,13 +275,15 @@ control_set_speed (struct control *c, uint64_t min, uint64_t max)
   control_kick (c);
 }
 
-/* Every second: the array's housekeeping (raid_maintenance). */
+/* Every second: the array's housekeeping (raid_maintenance), and the
+ * checks' (checks_tick). */
 static void
 maintenance_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
   struct control *c = w->data;
 
   raid_maintenance (c->a);
+  checks_tick (c->checks);
   control_kick (c);             /* a re-added member wants its rebuild */
 }
 
@@ -525,8 +529,9 @@ control_start (struct control *c, struct raid_array *a, char *err,
   int r;
 
   c->a = a;
+  c->checks = checks_new (a, c->cfg);
   c->loop = ev_loop_new (EVFLAG_AUTO | EVFLAG_NOSIGMASK);
-  if (!c->loop) {
+  if (!c->checks || !c->loop) {
     snprintf (err, errlen, "cannot create the event loop");
     return -1;
   }
@@ -580,6 +585,13 @@ control_free (struct control *c)
     if (c->running || getpid () == c->listener)
       unlink (c->path);
   }
+  checks_free (c->checks);
   pthread_mutex_destroy (&c->lock);
   free (c);
+}
+
+struct checks *
+control_checks (struct control *c)
+{
+  return c->checks;
 }

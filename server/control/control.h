@@ -38,6 +38,8 @@ void control_subscribe (struct control *c, struct control_client *cl);
 void control_wait (struct control *c, struct control_client *cl);
 void control_speed (struct control *c, uint64_t *min, uint64_t *max);
 void control_set_speed (struct control *c, uint64_t min, uint64_t max);
+/* The checks' positions and schedule (checks.h). */
+struct checks *control_checks (struct control *c);
 /* Progress speed of the current job, bytes per second (0: unknown). */
 uint64_t control_job_speed (struct control *c);
 void control_kick (struct control *c);

@@ -3,6 +3,7 @@
 # background jobs.  It sees only the engine's public header.
 noinst_LTLIBRARIES += %reldir%/libcontrol.la
 %canon_reldir%_libcontrol_la_SOURCES = \
+	%reldir%/checks.c %reldir%/checks.h \
 	%reldir%/control.c %reldir%/control.h \
 	%reldir%/control-commands.c \
 	%reldir%/control-parse.c \
