@@ -8,7 +8,8 @@
 # one stripe are reported as on no one member, and repaired md's way.
 # Three-copy mirrors (RAID1 of 3, RAID10 n3): a wrong copy, the first
 # among them, is outvoted and rewritten.  A RAID6 missing a member still
-# finds a wrong chunk, without naming it; RAID0 has nothing to check.
+# finds a wrong chunk, without naming it; a member found wrong past
+# scrub-fail-after is failed; RAID0 has nothing to check.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdcopy
@@ -168,6 +169,26 @@ grep -q "array test is degraded: repair needs every member" <<< "$out" ||
   die "r6deg: repair refused with: $out"
 stop_server
 echo "ok: r6deg: a degraded RAID6's check finds the wrong chunk, repair waits"
+
+# scrub-fail-after: a member that checks found 24 sectors wrong on,
+# past a threshold of 16, is failed; the array reads right without it.
+new_array r6sfa 6 left-symmetric 64K 6 8M --assume-clean
+echo "scrub-fail-after = 16" > "$T/sfa.conf"
+sed -i '/^\[array\]/r '"$T/sfa.conf" "$conf"
+start_server "$conf"
+random_file "$T/r6sfa.data" "$(export_size)"
+nbdcopy --flush "$T/r6sfa.data" "$uri"
+off=$(data_offset "$T/r6sfa/d2.img")
+for s in 4 9 17; do
+  corrupt "$T/r6sfa/d2.img" $((off + s * 65536 + 300))
+done
+run_check check
+status_is "j['devices'][2]['state'] == 'faulty' and 'scrub-fail-after = 16' in j['devices'][2]['why'] and j['working'] == 5" ||
+  die "r6sfa: member 2 was not failed: $(status_json)"
+nbdcopy "$uri" "$T/r6sfa.out"
+cmp "$T/r6sfa.data" "$T/r6sfa.out" || die "r6sfa: reads wrong without member 2"
+stop_server
+echo "ok: r6sfa: scrub-fail-after failed the member with 24 bad sectors"
 
 # RAID0 has nothing to check against.
 new_array r0 0 - 64K 2 8M

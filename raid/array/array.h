@@ -144,6 +144,7 @@ struct raid_array {
   uint64_t last_write_ms;
   bool started;                 /* raid_start ran: stop cleanly */
   bool auto_readd;
+  uint64_t scrub_fail_after;    /* sectors; 0: never (config) */
   struct member_open_options member_opts;      /* to reopen devices */
   struct raid_bitmap bitmap;
   /* A role being replaced (-1: none) and the spare replacing it: set

@@ -187,6 +187,31 @@ finish_check (struct raid_array *a)
   pthread_mutex_unlock (&a->sb_lock);
 }
 
+/* scrub-fail-after: fail each member checks have found that much wrong
+ * data on, unless the array would lose data with it. */
+static void
+fail_bad_members (struct raid_array *a)
+{
+  struct member_set gone;
+  char why[160];
+  unsigned m;
+
+  for (m = 0; m < a->geo.members; m++) {
+    uint64_t bad = __atomic_load_n (&a->slots[m].mismatched_sectors,
+                                    __ATOMIC_RELAXED);
+    if (bad < a->scrub_fail_after || slot_state (&a->slots[m]) != SLOT_ACTIVE)
+      continue;
+    array_unavailable (a, &gone);
+    member_set_add (&gone, m);
+    if (!array_alive_without (a, &gone))
+      continue;                 /* its bytes are still the only copy */
+    snprintf (why, sizeof why, "checks found %" PRIu64 " sectors of wrong "
+              "data on it (scrub-fail-after = %" PRIu64 ")", bad,
+              a->scrub_fail_after);
+    array_fail_member (a, m, why);
+  }
+}
+
 /* One step of a check or repair, up to budget bytes of each member; at
  * the end, log and announce the mismatches. */
 int
@@ -201,6 +226,8 @@ step_check (struct raid_array *a, uint64_t budget)
   if (units_in_pieces (a, a->job.pos, n, check_one, &a->job.mismatches)
       == -1)
     return -1;
+  if (a->scrub_fail_after)
+    fail_bad_members (a);
   a->job.pos += n;
   if (a->job.pos == a->job.end)
     finish_check (a);

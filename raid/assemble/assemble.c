@@ -616,6 +616,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
       a->reference = i;
   read_sync_state (a, ref);
   a->auto_readd = cfg->auto_readd;
+  a->scrub_fail_after = cfg->scrub_fail_after;
   member_options_from_config (cfg, opts->readonly, &a->member_opts);
   if (bitmap_load (a) == -1) {
     refuse (err, errlen, "%s", strerror (errno));

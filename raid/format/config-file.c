@@ -337,6 +337,15 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     free (cfg->state_dir);
     cfg->state_dir = resolve_path (st, value);
   }
+  else if (strcmp (name, "scrub-fail-after") == 0) {
+    char *end;
+
+    errno = 0;
+    cfg->scrub_fail_after = strtoull (value, &end, 10);
+    if (errno || end == value || *end || value[0] == '-')
+      return fail (st, "scrub-fail-after '%s' is not a count of sectors",
+                   value);
+  }
   else if (strcmp (name, "check-interval") == 0 ||
            strcmp (name, "check-budget") == 0) {
     if (raid_parse_duration (value, name[6] == 'i' ? &cfg->check_interval_s

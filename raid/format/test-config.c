@@ -206,6 +206,8 @@ main (void)
                 "t.conf:3: check-interval 'weekly' is not a duration");
   expect_error ("[array]\nlevel = 1\ncheck-budget = 10q\n" MEMBERS,
                 "t.conf:3: check-budget '10q' is not a duration");
+  expect_error ("[array]\nlevel = 6\nscrub-fail-after = some\n" MEMBERS,
+                "t.conf:3: scrub-fail-after 'some' is not a count");
   expect_error ("[array]\nname = 0123456789012345678901234567890123\n",
                 "t.conf:2: name must be 1 to 32 characters");
   expect_error ("[array]\n[members]\nmember = a\nmember = b\n",
@@ -218,7 +220,7 @@ main (void)
     return 1;
   }
   check_durations ();
-  printf ("test-config: every key parsed, 21 bad configs refused by "
+  printf ("test-config: every key parsed, 22 bad configs refused by "
           "file:line, durations parsed\n");
   return 0;
 }

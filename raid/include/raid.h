@@ -54,6 +54,9 @@ struct raid_config {
    * (NULL: the default, raid_config_state_path). */
   uint64_t check_interval_s, check_budget_s;
   char *state_dir;
+  /* Fail a member once checks have found this many sectors of wrong
+   * data on it (0: never). */
+  uint64_t scrub_fail_after;
   unsigned nbd_connections;
   unsigned nbd_timeout_s;
   unsigned nbd_connect_timeout_s;
