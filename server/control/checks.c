@@ -239,6 +239,15 @@ checks_idle (struct checks *k, struct raid_array *a, char *err,
   return e ? stop (k, e, err, errlen) : raid_job_idle (a, err, errlen);
 }
 
+uint64_t
+checks_paused (struct checks *k, struct raid_array *a)
+{
+  struct array_checks *e = find (k, a);
+  uint64_t done, total;
+
+  return e && !running (e, &done, &total) ? e->st.position : 0;
+}
+
 /* One array's second: see checks_tick. */
 static void
 tick_one (struct checks *k, struct array_checks *e)

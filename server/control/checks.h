@@ -29,6 +29,9 @@ int checks_start (struct checks *k, struct raid_array *a, bool repair,
 /* Stop a's check, keeping where it got to: the next one resumes. */
 int checks_idle (struct checks *k, struct raid_array *a, char *err,
                  size_t errlen);
+/* Where a's check stopped, in bytes of each member, if one stopped
+ * short and none runs now; 0 if not. */
+uint64_t checks_paused (struct checks *k, struct raid_array *a);
 /* Every second: save where running checks are, stop those whose
  * budget is spent, note those that finished, start scheduled runs. */
 void checks_tick (struct checks *k);

@@ -188,14 +188,21 @@ status_tree (struct control *c, struct raid_array *a, FILE *fp, bool json,
   const char *shared[RAID_MAX_MEMBERS];
   unsigned n = raid_children (a, child, RAID_MAX_MEMBERS);
   unsigned ns = raid_shared_spares (a, shared, RAID_MAX_MEMBERS), i;
-  uint64_t min, max;
+  uint64_t min, max, paused = checks_paused (control_checks (c), a);
 
   raid_get_status (a, st);
   control_speed (c, &min, &max);
-  if (json)
+  if (json) {
     status_json (fp, st, control_job_speed (c), min, max);
-  else
+    fprintf (fp, ", \"check_paused_bytes\": %" PRIu64, paused);
+  }
+  else {
     status_text (fp, st, control_job_speed (c));
+    if (paused)
+      fprintf (fp, "      check paused at %.1f%% (nbdraid check resumes "
+               "it)\n", st->member_bytes ? 100.0 * paused / st->member_bytes
+               : 0.0);
+  }
   if (json && n)
     fprintf (fp, ",\n \"arrays\": [");
   for (i = 0; i < n; i++) {
