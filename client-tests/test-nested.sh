@@ -148,7 +148,8 @@ wait_for 10 grep -q "^monitoring array top" "$T/monitor.out" ||
 wait_status 60 "'shared_spares' not in j and all(a['working'] == 3 and \
 a['job']['kind'] == 'idle' for a in j['arrays'])"
 for g in "g0 $d/s0.img" "g1 $d/s1.img"; do
-  grep -qx "MoveSpare $g top" "$T/monitor.out" ||
+  # Each event line starts with the date and time it was seen.
+  grep -Eqx "[0-9-]+ [0-9:]+ MoveSpare $g top" "$T/monitor.out" ||
     die "no MoveSpare $g event: $(cat "$T/monitor.out")"
 done
 kill $monitor_pid

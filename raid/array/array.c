@@ -35,13 +35,17 @@ raid_event_name (enum raid_event event)
 {
   static const char *const names[] = {
     [RAID_EVENT_FAIL] = "Fail",
+    [RAID_EVENT_FAIL_SPARE] = "FailSpare",
     [RAID_EVENT_DEGRADED_ARRAY] = "DegradedArray",
     [RAID_EVENT_FAILED_ARRAY] = "FailedArray",
+    [RAID_EVENT_SPARES_MISSING] = "SparesMissing",
     [RAID_EVENT_REBUILD_STARTED] = "RebuildStarted",
-    [RAID_EVENT_REBUILD_PROGRESS] = "RebuildProgress",
+    [RAID_EVENT_REBUILD20] = "Rebuild20",
+    [RAID_EVENT_REBUILD40] = "Rebuild40",
+    [RAID_EVENT_REBUILD60] = "Rebuild60",
+    [RAID_EVENT_REBUILD80] = "Rebuild80",
     [RAID_EVENT_REBUILD_FINISHED] = "RebuildFinished",
     [RAID_EVENT_SPARE_ACTIVE] = "SpareActive",
-    [RAID_EVENT_CHECK_FINISHED] = "CheckFinished",
     [RAID_EVENT_MOVE_SPARE] = "MoveSpare",
     [RAID_EVENT_MISMATCH_LOCATED] = "MismatchLocated",
   };

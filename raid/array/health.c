@@ -81,6 +81,7 @@ take_out_spare (struct raid_array *a, unsigned index, const char *why)
   snprintf (s->why, sizeof s->why, "%s", why);
   array_log (a, RAID_LOG_ERROR, "array %s: %s failed: %s; not using it",
              a->name, s->path, why);
+  array_event (a, RAID_EVENT_FAIL_SPARE, (int) index, why);
   /* The job sees the replacement faulty and gives up on it. */
   return true;
 }
@@ -92,20 +93,24 @@ take_out (struct raid_array *a, unsigned m, const char *why)
 {
   struct raid_slot *s;
   struct member_set gone;
+  bool spare;
 
   if (m >= a->geo.members)
     return take_out_spare (a, m, why);
   s = &a->slots[m];
+  spare = slot_state (s) == SLOT_RECOVERING;
   if (!mark_faulty (s))
     return false;
   snprintf (s->why, sizeof s->why, "%s", why);
   array_record_faulty (a, m);
   array_unavailable (a, &gone);
-  array_event (a, RAID_EVENT_FAIL, (int) m, why);
+  /* mdadm: a spare being rebuilt that fails is FailSpare; a failure
+   * seen happen is no DegradedArray (that is for arrays found so). */
+  array_event (a, spare ? RAID_EVENT_FAIL_SPARE : RAID_EVENT_FAIL, (int) m,
+               why);
   if (array_alive_without (a, &gone)) {
     array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s) failed: %s; "
                "running degraded without it", a->name, m, s->path, why);
-    array_event (a, RAID_EVENT_DEGRADED_ARRAY, (int) m, "");
     return true;
   }
   array_event (a, RAID_EVENT_FAILED_ARRAY, (int) m, "");

@@ -21,15 +21,17 @@ static void
 progress_event (struct raid_array *a, uint64_t before, uint64_t after,
                 uint64_t total)
 {
-  unsigned pct;
-  char detail[8];
+  static const enum raid_event at[] = {
+    RAID_EVENT_REBUILD20, RAID_EVENT_REBUILD40, RAID_EVENT_REBUILD60,
+    RAID_EVENT_REBUILD80,
+  };
+  unsigned i, pct;
 
-  for (pct = 20; pct <= 80; pct += 20)
-    if (before * 100 < pct * total && after * 100 >= pct * total) {
-      snprintf (detail, sizeof detail, "%u", pct);
-      array_event (a, RAID_EVENT_REBUILD_PROGRESS, (int) a->job.target,
-                   detail);
-    }
+  for (i = 0; i < 4; i++) {
+    pct = 20 * (i + 1);
+    if (before * 100 < pct * total && after * 100 >= pct * total)
+      array_event (a, at[i], (int) a->job.target, "");
+  }
 }
 
 /* The device a rebuild writes: the role's, or the replacement. */

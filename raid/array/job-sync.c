@@ -155,22 +155,24 @@ array_note_mismatch (struct raid_array *a, uint64_t unit, int m,
 }
 
 /* A check or repair is done: log what it found, where, and announce it
- * (CheckFinished, then MismatchLocated for each member it blames). */
+ * (RebuildFinished, then MismatchLocated for each member it blames). */
 static void
 finish_check (struct raid_array *a)
 {
   bool repair = a->job.kind == RAID_JOB_REPAIR;
-  char detail[32];
+  char detail[64];
   unsigned m;
 
-  snprintf (detail, sizeof detail, "%" PRIu64, a->job.mismatches);
+  /* mdadm's words, in sectors where md counts them. */
+  snprintf (detail, sizeof detail, "mismatches found: %" PRIu64
+            " (on raid level %d)", a->job.mismatches, a->geo.level);
   array_log (a, RAID_LOG_INFO, "array %s: %s finished: %" PRIu64
              " mismatched sectors%s, %" PRIu64 " of them on no one member",
              a->name, raid_job_name (a->job.kind), a->job.mismatches,
              repair ? " repaired" : "", a->job.unlocated);
   a->last_mismatches = a->job.mismatches;
   a->last_unlocated = a->job.unlocated;
-  array_event (a, RAID_EVENT_CHECK_FINISHED, -1, detail);
+  array_event (a, RAID_EVENT_REBUILD_FINISHED, -1, detail);
   for (m = 0; m < a->geo.members; m++) {
     if (!a->job.located[m])
       continue;

@@ -308,6 +308,8 @@ raid_job_check (struct raid_array *a, bool repair, uint64_t from,
     else
       array_log (a, RAID_LOG_INFO, "array %s: %s started", a->name,
                  raid_job_name (a->job.kind));
+    array_event (a, RAID_EVENT_REBUILD_STARTED, -1,
+                 raid_job_name (a->job.kind));
   }
   pthread_mutex_unlock (&a->sb_lock);
   return r;

@@ -172,22 +172,32 @@ enum raid_log_level {
 typedef void (*raid_log_fn) (void *opaque, enum raid_log_level level,
                              const char *msg);
 
-/* Events a monitor hears (raid_event_name: "Fail", "DegradedArray",
- * ...): mdadm --monitor's names where it has the event, ours where it
- * has none or differs (RebuildProgress and CheckFinished). */
+/* Events a monitor hears, with mdadm --monitor's names and meanings
+ * (raid_event_name: "Fail", "Rebuild20", ...); ours where mdadm has
+ * none (FailedArray, MismatchLocated). */
 enum raid_event {
   RAID_EVENT_FAIL,              /* a member failed */
-  RAID_EVENT_DEGRADED_ARRAY,    /* the array runs without a member */
-  RAID_EVENT_FAILED_ARRAY,      /* more lost than the level tolerates */
-  RAID_EVENT_REBUILD_STARTED,   /* recovery (or resync) began */
-  RAID_EVENT_REBUILD_PROGRESS,  /* detail: "20", "40", "60", "80" */
-  RAID_EVENT_REBUILD_FINISHED,
+  RAID_EVENT_FAIL_SPARE,        /* a spare being rebuilt into a role failed */
+  RAID_EVENT_DEGRADED_ARRAY,    /* found running without a member (at
+                                   assembly, or when a monitor starts) */
+  RAID_EVENT_FAILED_ARRAY,      /* ours: more lost than the level
+                                   tolerates */
+  RAID_EVENT_SPARES_MISSING,    /* fewer spares than the config lists */
+  RAID_EVENT_REBUILD_STARTED,   /* a recovery, resync, check or repair
+                                   began; detail: which */
+  RAID_EVENT_REBUILD20,         /* the rebuild passed 20% */
+  RAID_EVENT_REBUILD40,
+  RAID_EVENT_REBUILD60,
+  RAID_EVENT_REBUILD80,
+  RAID_EVENT_REBUILD_FINISHED,  /* it ended; a check's or repair's detail:
+                                   "mismatches found: N (on raid level
+                                   L)", as mdadm's */
   RAID_EVENT_SPARE_ACTIVE,      /* a rebuilt member joined the array */
-  RAID_EVENT_CHECK_FINISHED,    /* detail: mismatched sectors */
   RAID_EVENT_MOVE_SPARE,        /* a shared spare went to a nested array;
                                    detail: the top array */
-  RAID_EVENT_MISMATCH_LOCATED,  /* a check found wrong bytes on member;
-                                   detail: sectors (after CheckFinished) */
+  RAID_EVENT_MISMATCH_LOCATED,  /* ours: a check found wrong bytes on
+                                   member; detail: sectors (after its
+                                   RebuildFinished) */
 };
 const char *raid_event_name (enum raid_event event);
 /* array: the name of the array it happened in (a nested array's, for

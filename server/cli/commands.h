@@ -7,5 +7,7 @@ int cmd_create (int argc, char **argv);
 int cmd_examine (int argc, char **argv);
 /* The verbs that talk to a running array's control socket. */
 int cmd_admin (int argc, char **argv);
+/* nbdraid monitor. */
+int cmd_monitor (int argc, char **argv);
 
 #endif

@@ -7,6 +7,8 @@ bin_PROGRAMS = %reldir%/nbdraid
 	%reldir%/cmd-admin.c \
 	%reldir%/cmd-create.c \
 	%reldir%/cmd-examine.c \
+	%reldir%/cmd-monitor.c \
+	%reldir%/control-client.c %reldir%/control-client.h \
 	%reldir%/commands.h \
 	server/json/json.c server/json/json.h
 %canon_reldir%_nbdraid_CPPFLAGS = -I$(srcdir)/raid/include \

@@ -24,11 +24,12 @@ static const struct {
   { "add", cmd_admin, "add CONFIG PATH" },
   { "re-add", cmd_admin, "re-add CONFIG MEMBER" },
   { "replace", cmd_admin, "replace CONFIG MEMBER [--with PATH]" },
-  { "check", cmd_admin, "check CONFIG" },
-  { "repair", cmd_admin, "repair CONFIG" },
+  { "check", cmd_admin, "check CONFIG [--budget DURATION] [--from-start]" },
+  { "repair", cmd_admin, "repair CONFIG [--budget DURATION] [--from-start]" },
   { "idle", cmd_admin, "idle CONFIG" },
   { "speed-limit", cmd_admin, "speed-limit CONFIG [MIN MAX]  (MB/s)" },
-  { "monitor", cmd_admin, "monitor CONFIG [--program CMD]" },
+  { "monitor", cmd_monitor, "monitor CONFIG [--program CMD] [--syslog] "
+    "[--oneshot] [--test] [--no-reconnect]" },
   { "wait", cmd_admin, "wait CONFIG" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

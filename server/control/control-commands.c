@@ -366,6 +366,55 @@ add (struct raid_array *top, const struct target *t, const char *path,
   return r == 0 ? raid_config_add_spare (t->cfg, path, err, errlen) : r;
 }
 
+/* One EVENT line, as broadcast sends them. */
+static void
+event_line (FILE *fp, enum raid_event event, const char *array,
+            const char *member, const char *detail)
+{
+  fprintf (fp, "EVENT\t%s\t%s\t%s\t%s\n", raid_event_name (event), array,
+           member, detail);
+}
+
+/* A new monitor hears how a and its nested arrays stand, as mdadm
+ * --monitor reports what it finds when it starts: FailedArray or
+ * DegradedArray, SparesMissing (fewer spares than the config lists),
+ * RebuildStarted for a job running. */
+static void
+replay (FILE *fp, struct raid_array *a, const struct raid_config *cfg,
+        struct raid_status *st)
+{
+  struct raid_array *child[RAID_MAX_MEMBERS];
+  unsigned n = raid_children (a, child, RAID_MAX_MEMBERS), i, spares = 0;
+  const char *target = "";
+  char detail[64];
+
+  raid_get_status (a, st);
+  if (st->failed)
+    event_line (fp, RAID_EVENT_FAILED_ARRAY, st->name, "", "");
+  else if (working (st) < st->members)
+    event_line (fp, RAID_EVENT_DEGRADED_ARRAY, st->name, "", "");
+  for (i = 0; i < st->ndevices; i++)
+    spares += st->dev[i].role < 0 && st->dev[i].state == RAID_DEV_SPARE;
+  /* A config with nested arrays lists a pool, not the top's spares. */
+  if (cfg && cfg->ngroups == 0 && spares < cfg->nspares) {
+    snprintf (detail, sizeof detail, "%u of %u spares", spares,
+              cfg->nspares);
+    event_line (fp, RAID_EVENT_SPARES_MISSING, st->name, "", detail);
+  }
+  if (st->job != RAID_JOB_NONE) {
+    for (i = 0; i < st->ndevices && st->job_target >= 0; i++)
+      if (st->dev[i].role == st->job_target)
+        target = st->dev[i].path;
+    event_line (fp, RAID_EVENT_REBUILD_STARTED, st->name, target,
+                raid_job_name (st->job));
+  }
+  for (i = 0; i < n; i++)
+    replay (fp, child[i], cfg ? raid_config_find_group (cfg->top ? cfg->top
+                                                         : cfg,
+                                                         raid_name (child[i]))
+            : NULL, st);
+}
+
 bool
 control_command (struct control *c, struct raid_array *a,
                  struct raid_config *cfg, struct control_client *cl, int fd,
@@ -442,7 +491,13 @@ control_command (struct control *c, struct raid_array *a,
   else if (strcmp (w[0], "speed-limit") == 0)
     speed_limit (c, fp, w, n);
   else if (strcmp (w[0], "monitor") == 0 && n == 1) {
-    fprintf (fp, "OK\nmonitoring array %s\n", cfg->name);
+    struct raid_status *st = malloc (sizeof *st);
+
+    fprintf (fp, "OK\n");
+    if (st)
+      replay (fp, a, cfg, st);
+    free (st);
+    fprintf (fp, "monitoring array %s\n", cfg->name);
     control_subscribe (c, cl);
     keep = true;
   }
