@@ -3,7 +3,8 @@
 # pointed at scratch files, nbdraid create accepts it and nbdkit serves
 # an array of the expected size (a "member = missing" line stays
 # missing).  The expected size is worked out here, as mdadm and md
-# would size the array, not asked of nbdraid.
+# would size the array, not asked of nbdraid.  No two examples may name
+# the same array: they are meant to be served side by side.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdinfo
@@ -72,8 +73,19 @@ print(array_bytes(""))
 PY
 }
 
+declare -A names=()
 for example in "$abs_top_srcdir"/conf/*.conf; do
   name=$(basename "$example" .conf)
+  # The array's name ([array] name =, else the file's name) is its own.
+  top=$(awk '/^[ \t]*\[/ { s = $0 }
+             s ~ /^[ \t]*\[array\][ \t]*$/ && /^[ \t]*name[ \t]*=/ {
+               sub(/^[^=]*=[ \t]*/, ""); sub(/[ \t]+#.*/, "");
+               sub(/[ \t]+$/, ""); v = $0 }
+             END { print v }' "$example")
+  top=${top:-$name}
+  [ -z "${names[$top]:-}" ] ||
+    die "$name: array name '$top' is ${names[$top]}'s too"
+  names[$top]=$name
   mkdir -p "$T/$name"
   # Point each member/spare at $T/NAME/mN.img, a 16 MiB sparse file.
   /usr/bin/python3 - "$example" "$T/$name" > "$T/$name/a.conf" <<'PY'
