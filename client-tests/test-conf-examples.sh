@@ -2,9 +2,11 @@
 # Every example in conf/ is a valid config: with its member paths
 # pointed at scratch files, nbdraid create accepts it and nbdkit serves
 # an array of the expected size (a "member = missing" line stays
-# missing).  The expected size is worked out here, as mdadm and md
-# would size the array, not asked of nbdraid.  No two examples may name
-# the same array: they are meant to be served side by side.
+# missing).  NBD members (nbd://, nbds://...) become local nbdkit file
+# exports on Unix sockets standing in for the hosts, nbds:// ones with
+# TLS.  The expected size is worked out here, as mdadm and md would
+# size the array, not asked of nbdraid.  No two examples may name the
+# same array: they are meant to be served side by side.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdinfo
@@ -32,6 +34,11 @@ for line in open(sys.argv[1]):
         elif cur[0] == "array" and key in ("level", "layout", "chunk"):
             cur[1][key] = value
 
+def image(m):
+    # An NBD member below is a file served on DIR/mN.sock from DIR/mN.img.
+    u = re.search(r"[?&]socket=([^&]+)\.sock(?:&|$)", m)
+    return u.group(1) + ".img" if u else m
+
 def size(v):
     m = re.fullmatch(r"(\d+)([KMGT]?)(?:i?B)?", v, re.I)
     return int(m.group(1)) << 10 * " KMGT".index(m.group(2).upper() or " ")
@@ -40,7 +47,7 @@ def array_bytes(name):
     a = arrays[name]
     level, n = int(a["level"]), len(a["members"])
     dev = min(array_bytes(m[6:]) if m.startswith("array:")
-              else os.path.getsize(m)
+              else os.path.getsize(image(m))
               for m in a["members"] if m != "missing") // 512   # sectors
     chunk = 0 if level == 1 else size(a.get("chunk", "512K")) // 512
     # mdadm super1.c choose_bm_space() and validate_geometry1().
@@ -73,6 +80,15 @@ print(array_bytes(""))
 PY
 }
 
+# NBD members' stand-ins: nbds:// ones are served with TLS (a PSK) when
+# nbdkit has it; an nbdkit without TLS gets them rewritten to plain
+# nbd+unix:// instead.
+psk=$T/keys.psk
+echo "nbdraid:$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" > "$psk"
+chmod 600 "$psk"
+tls=no
+nbdkit --dump-config | grep -q '^tls=yes' && tls=yes
+
 declare -A names=()
 for example in "$abs_top_srcdir"/conf/*.conf; do
   name=$(basename "$example" .conf)
@@ -87,21 +103,46 @@ for example in "$abs_top_srcdir"/conf/*.conf; do
     die "$name: array name '$top' is ${names[$top]}'s too"
   names[$top]=$name
   mkdir -p "$T/$name"
-  # Point each member/spare at $T/NAME/mN.img, a 16 MiB sparse file.
-  /usr/bin/python3 - "$example" "$T/$name" > "$T/$name/a.conf" <<'PY'
+  # Point each member/spare at $T/NAME/mN.img, a 16 MiB sparse file; an
+  # NBD member at $T/NAME/mN.sock, where mN.img is served (listed in
+  # $T/NAME/serve: mN, and "tls" for nbds://).
+  /usr/bin/python3 - "$example" "$T/$name" "$psk" "$tls" > "$T/$name/a.conf" <<'PY'
 import re, sys
 n = 0
+serve = open(sys.argv[2] + "/serve", "w")
 for line in open(sys.argv[1]):
     m = re.match(r"(\s*(?:member|spare)\s*=\s*)(?!array:|missing\b)(\S+)(.*)", line)
     if m:
         path = "%s/m%d.img" % (sys.argv[2], n)
         open(path, "wb").truncate(16 << 20)
-        line = m.group(1) + path + m.group(3) + "\n"
+        new = path
+        uri = re.match(r"nbd(s?)(?:\+\w+)?://", m.group(2))
+        if uri:
+            sock = "%s/m%d.sock" % (sys.argv[2], n)
+            if uri.group(1) and sys.argv[4] == "yes":
+                new = "nbds+unix://nbdraid@/?socket=%s&tls-psk-file=%s" % (
+                    sock, sys.argv[3])
+                serve.write("m%d tls\n" % n)
+            else:
+                new = "nbd+unix:///?socket=%s" % sock
+                serve.write("m%d\n" % n)
+        line = m.group(1) + new + m.group(3) + "\n"
         n += 1
     sys.stdout.write(line)
     if line.strip() == "[array]":
         sys.stdout.write("socket = %s/ctl.sock\n" % sys.argv[2])
 PY
+  served=()
+  mapfile -t lines < "$T/$name/serve"
+  for line in ${lines[@]+"${lines[@]}"}; do
+    m=${line%% *}
+    if [ "$line" = "$m tls" ]; then
+      start_member "$name/$m" "$T/$name/$m.img" --tls=require --tls-psk="$psk"
+    else
+      start_member "$name/$m" "$T/$name/$m.img"
+    fi
+    served+=("$name/$m")
+  done
   expect=$(expected_bytes "$T/$name/a.conf") ||
     die "$name: the size model failed"
   missing=$(grep -Ec '^\s*member\s*=\s*missing\b' "$T/$name/a.conf" || :)
@@ -113,8 +154,9 @@ PY
   status_is "sum(d['path'] == 'missing' for d in j['devices']) == $missing" ||
     die "$name: not $missing missing roles: $(status_json)"
   stop_server
+  for m in ${served[@]+"${served[@]}"}; do kill_member "$m"; done
   [ "$size" = "$expect" ] ||
     die "$name: serves $size bytes; md would make it $expect"
-  echo "ok: $name serves $size bytes"
+  echo "ok: $name serves $size bytes${served[0]+ from ${#served[@]} NBD exports (TLS: $tls)}"
   rm -f "$T/$name"/*.img
 done
