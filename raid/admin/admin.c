@@ -13,6 +13,7 @@
 #include <sys/random.h>
 
 #include "array.h"
+#include "config-file.h"
 #include "superblock-io.h"
 
 static int
@@ -125,6 +126,21 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   raid_job_progress (a, &st->job, &st->job_done, &st->job_total);
 }
 
+/* Does slot s hold the device path names, by whatever name it is given
+ * (a relative spelling, a symlink, /dev/disk/by-id/... for /dev/sdb)?
+ * An NBD URI is only ever its own text. */
+static bool
+slot_is (const struct raid_slot *s, const char *path)
+{
+  if (!s->path)
+    return false;
+  if (strcmp (s->path, path) == 0)
+    return true;
+  if (raid_spec_is_uri (path) || raid_spec_is_uri (s->path))
+    return false;
+  return s->io ? member_is (s->io, path) : config_same_path (s->path, path);
+}
+
 /* MEMBER: a role number, or a device's path (or URI).  Returns the op
  * index (role, or members + spare), or -1. */
 static int
@@ -136,11 +152,9 @@ find_device (struct raid_array *a, const char *member)
 
   if (end != member && *end == '\0')
     return role < a->geo.members ? (int) role : -1;
-  for (i = 0; i < a->geo.members + a->nspares; i++) {
-    const struct raid_slot *s = array_slot (a, i);
-    if (s->path && strcmp (s->path, member) == 0)
+  for (i = 0; i < a->geo.members + a->nspares; i++)
+    if (slot_is (array_slot (a, i), member))
       return (int) i;
-  }
   return -1;
 }
 
@@ -515,7 +529,7 @@ raid_array_holding (struct raid_array *a, const char *path)
   unsigned i;
 
   for (i = 0; i < a->geo.members + a->nspares; i++)
-    if (array_slot (a, i)->path && strcmp (array_slot (a, i)->path, path) == 0)
+    if (slot_is (array_slot (a, i), path))
       return a;
   for (i = 0; i < a->nchildren && !found; i++)
     found = raid_array_holding (a->children[i], path);

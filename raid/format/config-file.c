@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ini.h>
@@ -768,9 +769,15 @@ raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
 {
   const char *rt = getenv ("XDG_RUNTIME_DIR");
 
+  struct stat st;
+
+  /* /run/nbdraid is root's, or a service user's when it owns it (as
+   * systemd's RuntimeDirectory=nbdraid makes it): where root looks. */
   if (cfg->socket)
     snprintf (buf, len, "%s", cfg->socket);
-  else if (geteuid () == 0)
+  else if (geteuid () == 0 ||
+           (stat ("/run/nbdraid", &st) == 0 && S_ISDIR (st.st_mode) &&
+            st.st_uid == geteuid ()))
     snprintf (buf, len, "/run/nbdraid/%s.sock", cfg->name);
   else if (rt && *rt)
     snprintf (buf, len, "%s/nbdraid/%s.sock", rt, cfg->name);

@@ -88,8 +88,9 @@ struct raid_config *raid_config_find_group (const struct raid_config *top,
                                             const char *name);
 
 /* The control socket: [array] socket, or /run/nbdraid/NAME.sock for
- * root and $XDG_RUNTIME_DIR/nbdraid/NAME.sock (or /tmp/nbdraid-UID/)
- * for others.  Writes it into buf. */
+ * root and for a user who owns /run/nbdraid (a service's
+ * RuntimeDirectory), and $XDG_RUNTIME_DIR/nbdraid/NAME.sock (or
+ * /tmp/nbdraid-UID/) for others.  Writes it into buf. */
 void raid_config_socket_path (const struct raid_config *cfg, char *buf,
                               size_t len);
 

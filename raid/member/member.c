@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config-file.h"
 #include "member.h"
@@ -47,6 +48,19 @@ member_close (struct member *m)
 {
   if (m)
     m->ops->close (m);
+}
+
+bool
+member_is (const struct member *m, const char *path)
+{
+  struct stat st;
+  uint64_t id[2];
+
+  if (stat (path, &st) == -1 || !(m->identity[0] || m->identity[1]))
+    return false;
+  id[0] = S_ISBLK (st.st_mode) ? 0 : st.st_dev;
+  id[1] = S_ISBLK (st.st_mode) ? st.st_rdev : st.st_ino;
+  return id[0] == m->identity[0] && id[1] == m->identity[1];
 }
 
 bool

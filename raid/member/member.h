@@ -72,6 +72,10 @@ struct member *member_open (const char *spec,
                             char *err, size_t errlen);
 void member_close (struct member *m);
 
+/* Is path (by any name: a symlink, /dev/disk/by-id/...) the file or
+ * device m is? */
+bool member_is (const struct member *m, const char *path);
+
 /* Among members[0..n-1] (NULL entries skipped), find two that are the
  * same file or device.  Returns true and sets *a < *b if so. */
 bool member_find_duplicate (struct member *const *members, unsigned n,

@@ -33,22 +33,84 @@ struct request {
   char line[4096];
 };
 
-/* Print the verb's usage line; returns a usage error's exit status. */
-static int
-usage (const char *verb)
+/* What each verb takes after CONFIG (or --socket PATH): how many words
+ * of its own, at least and at most, and the options it accepts; those
+ * in `valued` take a value.  --array NAME goes with any of them. */
+static const struct verb {
+  const char *name;
+  int min, max;
+  const char *args;             /* for its usage line */
+  const char *options[4];
+} verbs[] = {
+  { "status", 0, 0, "[--json] [--watch]", { "--json", "--watch" } },
+  { "fail", 1, 1, "MEMBER [--force]", { "--force" } },
+  { "remove", 1, 1, "MEMBER", { NULL } },
+  { "add", 1, 1, "PATH", { NULL } },
+  { "re-add", 1, 1, "MEMBER", { NULL } },
+  { "replace", 1, 1, "MEMBER [--with PATH]", { "--with" } },
+  { "check", 0, 0, "[--budget DURATION] [--from-start]",
+    { "--budget", "--from-start" } },
+  { "repair", 0, 0, "[--budget DURATION] [--from-start]",
+    { "--budget", "--from-start" } },
+  { "idle", 0, 0, "", { NULL } },
+  { "speed-limit", 0, 2, "[MIN MAX]  (MiB/s)", { NULL } },
+  { "wait", 0, 0, "", { NULL } },
+};
+
+const char *
+admin_verb_args (const char *verb)
 {
-  fprintf (stderr, "usage: nbdraid %s CONFIG|--socket PATH ...; see "
-           "nbdraid(8)\n", verb);
-  return 2;
+  size_t k;
+
+  for (k = 0; k < sizeof verbs / sizeof verbs[0]; k++)
+    if (strcmp (verbs[k].name, verb) == 0)
+      return verbs[k].args;
+  return NULL;
 }
 
-/* A path the server can open: absolute, as the client means it. */
+/* Options that take a value. */
+static bool
+valued (const char *option)
+{
+  return strcmp (option, "--with") == 0 || strcmp (option, "--budget") == 0
+    || strcmp (option, "--array") == 0;
+}
+
+/* Print the verb's usage line on fp; return a usage error's status (or
+ * 0 for --help, on stdout). */
+static int
+usage_of (const struct verb *v, FILE *fp)
+{
+  fprintf (fp, "usage: nbdraid %s CONFIG|--socket PATH %s%s[--array NAME]"
+           "\n", v->name, v->args, v->args[0] ? " " : "");
+  return fp == stdout ? 0 : 2;
+}
+
+/* Whether the verb takes this option. */
+static bool
+takes (const struct verb *v, const char *option)
+{
+  size_t i;
+
+  if (strcmp (option, "--array") == 0)
+    return true;
+  for (i = 0; i < sizeof v->options / sizeof v->options[0]; i++)
+    if (v->options[i] && strcmp (v->options[i], option) == 0)
+      return true;
+  return false;
+}
+
+/* A MEMBER or PATH as the server must see it: a role number or an NBD
+ * URI as given, a path made absolute from where we are (the server
+ * finds the device by what it is, so any name of it will do). */
 static const char *
 absolute (const char *path, char *buf, size_t len)
 {
   char cwd[PATH_MAX];
 
-  if (path[0] == '/' || raid_spec_is_uri (path) || !getcwd (cwd, sizeof cwd))
+  if (path[0] == '/' || raid_spec_is_uri (path) ||
+      strspn (path, "0123456789") == strlen (path) ||
+      !getcwd (cwd, sizeof cwd))
     return path;
   snprintf (buf, len, "%s/%s", cwd, path);
   return buf;
@@ -112,38 +174,57 @@ int
 cmd_admin (int argc, char **argv)
 {
   struct request rq = { .verb = argv[0] };
-  char abs[PATH_MAX + 256], **words = calloc ((size_t) argc, sizeof *words);
-  int i, nwords = 0;
+  const struct verb *v = NULL;
+  char abs[PATH_MAX + 256];
+  int i, nargs = 0;
+  size_t k;
 
-  if (!words)
-    return 1;
-
-  for (i = 1; i < argc; i++) {
-    if (strcmp (argv[i], "--socket") == 0 || strcmp (argv[i], "-S") == 0) {
-      if (++i == argc)
-        return usage (rq.verb);
-      rq.socket = argv[i];
-    }
-    else if (strcmp (argv[i], "--watch") == 0)
-      rq.watch = true;
-    else if (!rq.socket && !rq.config && argv[i][0] != '-')
-      rq.config = argv[i];
-    else
-      words[nwords++] = argv[i];        /* the verb's own */
-  }
-  if (!rq.socket && !rq.config)
-    return usage (rq.verb);
-  if (append (&rq, rq.verb))
+  for (k = 0; k < sizeof verbs / sizeof verbs[0]; k++)
+    if (strcmp (verbs[k].name, rq.verb) == 0)
+      v = &verbs[k];
+  if (!v || append (&rq, rq.verb))
     return 2;
-  for (i = 0; i < nwords; i++) {
-    const char *word = words[i];
-    /* Devices given to add and --with are paths on this host. */
-    if ((strcmp (rq.verb, "add") == 0 && word[0] != '-') ||
-        (i > 0 && strcmp (words[i - 1], "--with") == 0))
-      word = absolute (word, abs, sizeof abs);
-    if (append (&rq, word))
+  /* With --socket PATH anywhere, there is no CONFIG among the words. */
+  for (i = 1; i < argc - 1; i++)
+    if (strcmp (argv[i], "--socket") == 0 || strcmp (argv[i], "-S") == 0)
+      rq.socket = argv[i + 1];
+  /* Checked here, before anything is sent: a wrong call is a usage
+   * error whatever the server would say. */
+  for (i = 1; i < argc; i++) {
+    const char *w = argv[i];
+
+    if (strcmp (w, "--help") == 0 || strcmp (w, "-h") == 0)
+      return usage_of (v, stdout);
+    if (strcmp (w, "--socket") == 0 || strcmp (w, "-S") == 0) {
+      if (++i == argc || rq.socket != argv[i])
+        return usage_of (v, stderr);      /* twice, or without a path */
+    }
+    else if (strcmp (w, "--watch") == 0 && takes (v, w))
+      rq.watch = true;
+    else if (w[0] == '-' && w[1] == '-') {
+      if (!takes (v, w) || (valued (w) && i + 1 == argc)) {
+        fprintf (stderr, "nbdraid %s: %s %s\n", v->name, w, takes (v, w)
+                 ? "needs a value" : "is not one of its options");
+        return usage_of (v, stderr);
+      }
+      if (append (&rq, w))
+        return 2;
+      if (valued (w) &&
+          append (&rq, strcmp (w, "--with") == 0
+                  ? absolute (argv[++i], abs, sizeof abs) : argv[++i]))
+        return 2;
+    }
+    else if (!rq.socket && !rq.config)
+      rq.config = w;
+    else if (++nargs > v->max)
+      return usage_of (v, stderr);
+    /* MEMBER and PATH as we mean them; MIN MAX as they are. */
+    else if (append (&rq, v->max == 1 ? absolute (w, abs, sizeof abs) : w))
       return 2;
   }
+  if ((!rq.socket && !rq.config) || nargs < v->min ||
+      (strcmp (v->name, "speed-limit") == 0 && nargs == 1))
+    return usage_of (v, stderr);
   if (!rq.watch)
     return exchange (&rq);
   for (;;) {                    /* status --watch, like watch(1) */

@@ -185,7 +185,7 @@ cmd_examine (int argc, char **argv)
     json = true;
   }
   if (optind == argc) {
-    fprintf (stderr, "usage: nbdraid examine [--json] MEMBER...\n");
+    fprintf (stderr, "usage: nbdraid examine [--json] MEMBER|CONFIG...\n");
     return 2;
   }
   if (json)

@@ -5,16 +5,35 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <libgen.h>
+#include <limits.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "control-client.h"
 #include "raid.h"
 
+/* Is path's directory uid's alone: owned by it, writable by no one else?
+ * Then only uid (or root) can have put a socket there. */
+static bool
+own_directory (const char *path, uid_t uid)
+{
+  char dir[PATH_MAX];
+  struct stat st;
+
+  snprintf (dir, sizeof dir, "%s", path);
+  return stat (dirname (dir), &st) == 0 && S_ISDIR (st.st_mode) &&
+    st.st_uid == uid && (st.st_mode & 022) == 0;
+}
+
 /* Only a server run by root or by ourselves may answer: anyone else
  * listening on the path (having moved the real socket aside) could fake
- * status, swallow a "fail" and inject monitor events. */
+ * status, swallow a "fail" and inject monitor events.  Root also
+ * believes a service user's server whose socket sits in a directory
+ * that user alone can write (its RuntimeDirectory, or the socket = the
+ * admin gave it): no one else could have put it there. */
 static bool
 trusted_server (int fd, const char *path)
 {
@@ -26,7 +45,8 @@ trusted_server (int fd, const char *path)
              strerror (errno));
     return false;
   }
-  if (cred.uid != 0 && cred.uid != geteuid ()) {
+  if (cred.uid != 0 && cred.uid != geteuid () &&
+      !(geteuid () == 0 && own_directory (path, cred.uid))) {
     fprintf (stderr, "nbdraid: %s: served by uid %u, neither root nor you; "
              "not trusting it\n", path, (unsigned) cred.uid);
     return false;

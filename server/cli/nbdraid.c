@@ -18,21 +18,33 @@ static const struct {
   { "create", cmd_create, "create CONFIG [--assume-clean] [--force] "
     "[--arrange] [--strict-controllers]" },
   { "examine", cmd_examine, "examine [--json] MEMBER|CONFIG..." },
-  { "status", cmd_admin, "status CONFIG [--json] [--watch]" },
-  { "fail", cmd_admin, "fail CONFIG MEMBER [--force]" },
-  { "remove", cmd_admin, "remove CONFIG MEMBER" },
-  { "add", cmd_admin, "add CONFIG PATH" },
-  { "re-add", cmd_admin, "re-add CONFIG MEMBER" },
-  { "replace", cmd_admin, "replace CONFIG MEMBER [--with PATH]" },
-  { "check", cmd_admin, "check CONFIG [--budget DURATION] [--from-start]" },
-  { "repair", cmd_admin, "repair CONFIG [--budget DURATION] [--from-start]" },
-  { "idle", cmd_admin, "idle CONFIG" },
-  { "speed-limit", cmd_admin, "speed-limit CONFIG [MIN MAX]  (MB/s)" },
+  { "status", cmd_admin, NULL },
+  { "fail", cmd_admin, NULL },
+  { "remove", cmd_admin, NULL },
+  { "add", cmd_admin, NULL },
+  { "re-add", cmd_admin, NULL },
+  { "replace", cmd_admin, NULL },
+  { "check", cmd_admin, NULL },
+  { "repair", cmd_admin, NULL },
+  { "idle", cmd_admin, NULL },
+  { "speed-limit", cmd_admin, NULL },
   { "monitor", cmd_monitor, "monitor CONFIG [--program CMD] [--syslog] "
     "[--oneshot] [--test] [--no-reconnect]" },
-  { "wait", cmd_admin, "wait CONFIG" },
+  { "wait", cmd_admin, NULL },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* Print command i's usage line on fp, after prefix. */
+static void
+usage_line (FILE *fp, const char *prefix, size_t i)
+{
+  if (commands[i].usage)
+    fprintf (fp, "%snbdraid %s\n", prefix, commands[i].usage);
+  else                          /* a verb on a running array */
+    fprintf (fp, "%snbdraid %s CONFIG%s%s\n", prefix, commands[i].name,
+             *admin_verb_args (commands[i].name) ? " " : "",
+             admin_verb_args (commands[i].name));
+}
 
 /* Print every command's usage on fp. */
 static void
@@ -42,7 +54,7 @@ usage (FILE *fp)
 
   fprintf (fp, "usage:\n");
   for (i = 0; i < N_COMMANDS; i++)
-    fprintf (fp, "  nbdraid %s\n", commands[i].usage);
+    usage_line (fp, "  ", i);
   fprintf (fp, "CONFIG may be replaced by --socket PATH.  See "
            "nbdraid(8).\n");
 }
@@ -66,8 +78,14 @@ main (int argc, char **argv)
     return 0;
   }
   for (i = 0; i < N_COMMANDS; i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
+    if (strcmp (argv[1], commands[i].name) == 0) {
+      if (argc == 3 && (strcmp (argv[2], "--help") == 0 ||
+                        strcmp (argv[2], "-h") == 0)) {
+        usage_line (stdout, "usage: ", i);
+        return 0;
+      }
       return commands[i].run (argc - 1, argv + 1);
+    }
   fprintf (stderr, "nbdraid: unknown command '%s' (nbdraid --help lists "
            "them)\n", argv[1]);
   return 2;

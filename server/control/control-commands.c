@@ -247,7 +247,7 @@ reply_status (struct control *c, struct raid_array *a, FILE *fp, bool json)
   free (st);
 }
 
-/* speed-limit [MIN MAX], in MB/s (0 for MAX: no limit). */
+/* speed-limit [MIN MAX], in MiB/s (0 for MAX: no limit). */
 static void
 speed_limit (struct control *c, FILE *fp, char *const *w, int n)
 {
@@ -261,7 +261,7 @@ speed_limit (struct control *c, FILE *fp, char *const *w, int n)
     if (*e1 || *e2 || e1 == w[1] || e2 == w[2] ||
         !(lo >= 0 && lo <= MAX_SPEED_MB) || !(hi >= 0 && hi <= MAX_SPEED_MB) ||
         (hi > 0 && lo > hi)) {
-      fprintf (fp, "ERR speed-limit MIN MAX: MB/s up to %.0f, MIN no more "
+      fprintf (fp, "ERR speed-limit MIN MAX: MiB/s up to %.0f, MIN no more "
                "than MAX (MAX 0: no limit)\n", MAX_SPEED_MB);
       return;
     }
@@ -272,9 +272,9 @@ speed_limit (struct control *c, FILE *fp, char *const *w, int n)
     return;
   }
   control_speed (c, &min, &max);
-  fprintf (fp, "OK\nspeed-limit: min %.1f MB/s, max ", min / MIB);
+  fprintf (fp, "OK\nspeed-limit: min %.1f MiB/s, max ", min / MIB);
   if (max)
-    fprintf (fp, "%.1f MB/s\n", max / MIB);
+    fprintf (fp, "%.1f MiB/s\n", max / MIB);
   else
     fprintf (fp, "unlimited\n");
 }
