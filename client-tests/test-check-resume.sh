@@ -37,6 +37,15 @@ status_is "j['check_paused_bytes'] == $first" ||
   die "status text does not show the paused check: $("$NBDRAID" status "$conf")"
 echo "ok: a budget of 3 s stopped the check at byte $first of each member"
 
+# A repair does not resume a check: it would skip what was only checked.
+out=$("$NBDRAID" repair "$conf" --budget 1s) || die "repair refused: $out"
+grep -q "^repair started" <<< "$out" || die "a repair resumed a check: $out"
+wait_status 20 "j['job']['kind'] == 'idle'"
+out=$("$NBDRAID" check "$conf" --budget 1s) || die "check refused: $out"
+grep -q "^check started" <<< "$out" || die "a check resumed a repair: $out"
+wait_status 20 "j['job']['kind'] == 'idle'"
+first=$(position)
+
 out=$("$NBDRAID" check "$conf") || die "check refused: $out"
 grep -q "check resumed at [1-9]" <<< "$out" || die "check did not resume: $out"
 # Killed mid-check, after a save beyond the first stop.
@@ -52,8 +61,13 @@ grep -q "check resumed at" <<< "$out" || die "after kill -9: $out"
 status_is "j['job']['done_bytes'] >= $saved" ||
   die "resumed before the saved position $saved: $(status_json)"
 "$NBDRAID" speed-limit "$conf" 0 0 > /dev/null
-wait_status 60 "j['job']['kind'] == 'idle'"
-status_is "j['mismatches'] == 0" || die "the resumed check: $(status_json)"
+"$NBDRAID" wait "$conf" || die "wait failed"
+# Noted as finished at once: nothing paused, and a repair starts anew.
+status_is "j['job']['kind'] == 'idle' and j['mismatches'] == 0 and j['check_paused_bytes'] == 0" ||
+  die "the resumed check: $(status_json)"
+out=$("$NBDRAID" repair "$conf") || die "repair refused: $out"
+grep -q "^repair started" <<< "$out" || die "repair after a finished check: $out"
+"$NBDRAID" wait "$conf" || die "wait failed"
 # The end is noted within a second.
 wait_for 10 sh -c "[ ! -e '$state' ]" ||
   die "a finished check left $(cat "$state")"

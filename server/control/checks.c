@@ -31,6 +31,7 @@
 struct check_state {
   uint64_t position;            /* bytes of each member done; 0: none */
   uint64_t last_run;            /* when the last run began (epoch s) */
+  bool repair;                  /* the position is a repair's */
 };
 
 /* One array's checks. */
@@ -64,13 +65,15 @@ static void
 load (const char *path, struct check_state *st)
 {
   FILE *fp = fopen (path, "re");
+  char kind[8] = "";
 
   memset (st, 0, sizeof *st);
   if (!fp)
     return;
-  if (fscanf (fp, "position %" SCNu64 "\nlast-run %" SCNu64 "\n",
-              &st->position, &st->last_run) != 2)
+  if (fscanf (fp, "position %" SCNu64 "\nlast-run %" SCNu64 "\nkind %7s",
+              &st->position, &st->last_run, kind) != 3)
     memset (st, 0, sizeof *st);
+  st->repair = strcmp (kind, "repair") == 0;
   fclose (fp);
 }
 
@@ -108,8 +111,8 @@ save (struct array_checks *e, uint64_t interval_s)
   fp = fopen (tmp, "we");
   if (!fp)
     return;
-  fprintf (fp, "position %" PRIu64 "\nlast-run %" PRIu64 "\n",
-           e->st.position, e->st.last_run);
+  fprintf (fp, "position %" PRIu64 "\nlast-run %" PRIu64 "\nkind %s\n",
+           e->st.position, e->st.last_run, e->st.repair ? "repair" : "check");
   if (fclose (fp) == 0)
     rename (tmp, e->path);
   else
@@ -184,15 +187,38 @@ running (struct array_checks *e, uint64_t *done, uint64_t *total)
   return kind == RAID_JOB_CHECK || kind == RAID_JOB_REPAIR;
 }
 
+/* A check started here that no longer runs ran to its end (stops made
+ * here clear `ours` first): nothing is left to resume.  Noted before
+ * anything reads the position, so a check that has just ended is never
+ * taken for one that stopped short. */
+static void
+settle (struct checks *k, struct array_checks *e)
+{
+  uint64_t done, total;
+
+  if (!e->ours || running (e, &done, &total))
+    return;
+  e->ours = false;
+  e->st.position = 0;
+  save (e, k->interval_s);
+}
+
 int
 checks_start (struct checks *k, struct raid_array *a, bool repair,
               bool from_start, uint64_t budget_s, char *msg, size_t msglen,
               char *err, size_t errlen)
 {
   struct array_checks *e = find (k, a);
-  uint64_t from = e && !from_start ? e->st.position : 0, done, total;
+  uint64_t from = 0, done, total;
   const char *verb = repair ? "repair" : "check";
 
+  /* A check resumes a check, a repair a repair: a repair must not skip
+   * what only a check went over. */
+  if (e) {
+    settle (k, e);
+    if (!from_start && e->st.repair == repair)
+      from = e->st.position;
+  }
   if (raid_job_check (a, repair, from, err, errlen) == -1)
     return -1;
   if (!e) {
@@ -200,6 +226,7 @@ checks_start (struct checks *k, struct raid_array *a, bool repair,
     return 0;
   }
   e->ours = true;
+  e->st.repair = repair;
   e->deadline = budget_s ? now_s () + budget_s : 0;
   e->st.last_run = (uint64_t) time (NULL);
   running (e, &done, &total);
@@ -236,7 +263,10 @@ checks_idle (struct checks *k, struct raid_array *a, char *err,
 {
   struct array_checks *e = find (k, a);
 
-  return e ? stop (k, e, err, errlen) : raid_job_idle (a, err, errlen);
+  if (!e)
+    return raid_job_idle (a, err, errlen);
+  settle (k, e);
+  return stop (k, e, err, errlen);
 }
 
 uint64_t
@@ -245,7 +275,10 @@ checks_paused (struct checks *k, struct raid_array *a)
   struct array_checks *e = find (k, a);
   uint64_t done, total;
 
-  return e && !running (e, &done, &total) ? e->st.position : 0;
+  if (!e)
+    return 0;
+  settle (k, e);
+  return running (e, &done, &total) ? 0 : e->st.position;
 }
 
 /* One array's second: see checks_tick. */
@@ -266,11 +299,7 @@ tick_one (struct checks *k, struct array_checks *e)
     }
     return;
   }
-  if (e->ours) {                /* it ran to the end */
-    e->ours = false;
-    e->st.position = 0;
-    save (e, k->interval_s);
-  }
+  settle (k, e);
   if (k->interval_s &&
       (uint64_t) time (NULL) >= e->st.last_run + k->interval_s)
     checks_start (k, e->a, false, false, k->budget_s, msg, sizeof msg, err,
