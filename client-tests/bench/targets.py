@@ -1,5 +1,5 @@
-"""The performance targets nbdraid is built to (the README's Performance
-section lists them), checked against one run's figures: for each, the
+"""The performance targets nbdraid is built to (client-tests/bench/README.md
+lists them), checked against one run's figures: for each, the
 figure this run measured, the bound, and whether it is met.  A target
 whose rows the run did not measure (--quick, --only) says so.
 
