@@ -445,6 +445,11 @@ struct raid_member_info {
 int raid_examine (const char *spec, struct raid_member_info *info,
                   char *err, size_t errlen);
 
+/* Write zeros over spec's md superblock (mdadm --zero-superblock): 0, or
+ * -1 with a one-line reason in err, naming spec: it holds none, or an
+ * array running here is using it (nothing is written then). */
+int raid_zero_superblock (const char *spec, char *err, size_t errlen);
+
 /* Where cfg's members sit on controllers (into list: each controller
  * and its count of members, "c0 (3), c1 (3)"), and whether the array
  * survives the loss of any one: 1 yes, 0 no (why names the controller

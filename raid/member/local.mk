@@ -10,7 +10,8 @@ noinst_LTLIBRARIES += %reldir%/libmember.la
 	%reldir%/member-file.c \
 	%reldir%/member-nbd.c \
 	%reldir%/retired.c %reldir%/retired.h \
-	%reldir%/superblock-io.c %reldir%/superblock-io.h
+	%reldir%/superblock-io.c %reldir%/superblock-io.h \
+	%reldir%/zero-superblock.c
 %canon_reldir%_libmember_la_CPPFLAGS = $(MEMBER_INCLUDES)
 %canon_reldir%_libmember_la_CFLAGS = $(ENGINE_CFLAGS) $(LIBNBD_CFLAGS)
 

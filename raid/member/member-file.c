@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -281,6 +282,13 @@ member_file_open (const char *path, const struct member_open_options *opts,
   }
   if (fstat (fd, &st) == -1) {
     snprintf (err, errlen, "%s: fstat: %s", path, strerror (errno));
+    goto fail;
+  }
+  /* Announce that an array uses it; only nbdraid zero-superblock asks
+   * for it alone, and must not wipe what an array serves. */
+  if (flock (fd, (opts->exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == -1) {
+    snprintf (err, errlen, "%s: %s", path, errno == EWOULDBLOCK
+              ? "in use by a running array" : strerror (errno));
     goto fail;
   }
   m = calloc (1, sizeof *m);

@@ -8,6 +8,7 @@ bin_PROGRAMS = %reldir%/nbdraid
 	%reldir%/cmd-create.c \
 	%reldir%/cmd-examine.c \
 	%reldir%/cmd-monitor.c \
+	%reldir%/cmd-zero.c \
 	%reldir%/control-client.c %reldir%/control-client.h \
 	%reldir%/commands.h \
 	server/json/json.c server/json/json.h

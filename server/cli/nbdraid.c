@@ -18,6 +18,7 @@ static const struct {
   { "create", cmd_create, "create CONFIG [--assume-clean] [--force] "
     "[--arrange] [--strict-controllers]" },
   { "examine", cmd_examine, "examine [--json] MEMBER|CONFIG..." },
+  { "zero-superblock", cmd_zero_superblock, "zero-superblock DEVICE..." },
   { "status", cmd_admin, NULL },
   { "fail", cmd_admin, NULL },
   { "remove", cmd_admin, NULL },
