@@ -99,6 +99,9 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
     a->ops->sync_units (a);
   st->clean = array_resync_offset (a) == MD_RESYNC_CLEAN;
   st->events = a->slots[a->reference].sb.events;
+  /* md keeps the seconds in the low 40 bits. */
+  st->ctime = a->slots[a->reference].sb.ctime & ((1ULL << 40) - 1);
+  st->utime = a->slots[a->reference].sb.utime & ((1ULL << 40) - 1);
   for (i = 0; i < a->geo.members; i++) {
     describe (&st->dev[st->ndevices++], a, &a->slots[i], (int) i);
     st->failed |= a->geo.tolerates == 0 &&

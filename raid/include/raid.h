@@ -320,6 +320,8 @@ struct raid_device_status {
 struct raid_status {
   char name[33];
   char uuid[36];
+  uint64_t ctime, utime;        /* creation, last superblock update
+                                   (seconds since the epoch) */
   int level;
   uint32_t layout;
   uint64_t chunk_bytes;

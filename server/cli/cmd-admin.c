@@ -43,6 +43,7 @@ static const struct verb {
   const char *options[4];
 } verbs[] = {
   { "status", 0, 0, "[--json] [--watch]", { "--json", "--watch" } },
+  { "detail", 0, 0, "", { NULL } },
   { "fail", 1, 1, "MEMBER [--force]", { "--force" } },
   { "remove", 1, 1, "MEMBER", { NULL } },
   { "add", 1, 1, "PATH", { NULL } },

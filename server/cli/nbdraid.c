@@ -20,6 +20,7 @@ static const struct {
   { "examine", cmd_examine, "examine [--json] MEMBER|CONFIG..." },
   { "zero-superblock", cmd_zero_superblock, "zero-superblock DEVICE..." },
   { "status", cmd_admin, NULL },
+  { "detail", cmd_admin, NULL },
   { "fail", cmd_admin, NULL },
   { "remove", cmd_admin, NULL },
   { "add", cmd_admin, NULL },

@@ -16,6 +16,7 @@
 
 #include "checks.h"
 #include "control.h"
+#include "detail.h"
 #include "json.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -440,6 +441,18 @@ control_command (struct control *c, struct raid_array *a,
     ;
   else if (strcmp (w[0], "status") == 0)
     reply_status (c, t.named ? t.a : a, fp, json);
+  else if (strcmp (w[0], "detail") == 0 && n == 1) {
+    struct raid_status *st = malloc (sizeof *st);
+
+    if (st) {
+      raid_get_status (t.a, st);
+      fprintf (fp, "OK\n");
+      detail_text (fp, st);
+    }
+    else
+      fprintf (fp, "ERR out of memory\n");
+    free (st);
+  }
   else if (strcmp (w[0], "fail") == 0 && n == 2) {
     r = raid_admin_fail (t.a, w[1], force, err, sizeof err);
     snprintf (done, sizeof done, "failed %s", w[1]);
@@ -507,9 +520,9 @@ control_command (struct control *c, struct raid_array *a,
   }
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
-             "fail, remove, add, re-add, replace, check, repair, idle, "
-             "speed-limit, monitor, wait; --array NAME for a nested array)\n",
-             w[0]);
+             "detail, fail, remove, add, re-add, replace, check, repair, "
+             "idle, speed-limit, monitor, wait; --array NAME for a nested "
+             "array)\n", w[0]);
   fclose (fp);
   return keep;
 }
