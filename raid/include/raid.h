@@ -422,6 +422,11 @@ struct raid_member_info {
   uint64_t size_sectors;        /* of it, what the array uses */
   uint64_t data_offset_sectors, super_offset_sectors;
   bool clean;
+  /* Where a resync stopped (all ones: none due), and where a recovery
+   * of this device stopped (valid with has_recovery_offset). */
+  uint64_t resync_offset_sectors, recovery_offset_sectors;
+  bool has_recovery_offset;
+  int32_t bitmap_offset_sectors;        /* from the superblock */
   char device_uuid[37];
   uint32_t checksum;            /* correct: the read checked it */
   uint64_t events;

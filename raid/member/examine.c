@@ -121,6 +121,10 @@ describe (struct member *m, const struct md_superblock *sb,
   info->data_offset_sectors = sb->data_offset_sectors;
   info->super_offset_sectors = sb->super_offset_sectors;
   info->clean = sb->resync_offset_sectors == MD_RESYNC_CLEAN;
+  info->resync_offset_sectors = sb->resync_offset_sectors;
+  info->has_recovery_offset = sb->feature_map & MD_FEATURE_RECOVERY_OFFSET;
+  info->recovery_offset_sectors = sb->recovery_offset_sectors;
+  info->bitmap_offset_sectors = sb->bitmap_offset_sectors;
   md_uuid_format (sb->device_uuid, info->device_uuid);
   info->checksum = sb->sb_csum;
   info->events = sb->events;

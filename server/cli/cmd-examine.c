@@ -55,6 +55,15 @@ print_text (const char *path, const struct raid_member_info *m)
   printf ("  Used Dev Size : %" PRIu64 " sectors\n", m->size_sectors);
   printf ("    Data Offset : %" PRIu64 " sectors\n", m->data_offset_sectors);
   printf ("   Super Offset : %" PRIu64 " sectors\n", m->super_offset_sectors);
+  if (m->has_bitmap)
+    printf ("Internal Bitmap : %d sectors from superblock\n",
+            m->bitmap_offset_sectors);
+  if (m->has_recovery_offset)
+    printf ("Recovery Offset : %" PRIu64 " sectors\n",
+            m->recovery_offset_sectors);
+  if (!m->clean)
+    printf ("  Resync Offset : %" PRIu64 " sectors\n",
+            m->resync_offset_sectors);
   printf ("          State : %s\n", m->clean ? "clean" : "active");
   printf ("    Device UUID : %s\n\n", m->device_uuid);
   printf ("    Update Time : %s\n", md_time (m->utime, t, sizeof t));
@@ -67,7 +76,8 @@ print_text (const char *path, const struct raid_member_info *m)
   if (l->has_chunk)
     printf ("     Chunk Size : %" PRIu64 "K\n\n", m->chunk_bytes / 1024);
   printf ("    Device Role : %s\n", role_text (m, role, sizeof role));
-  printf ("    Array State : %s\n", m->array_state);
+  printf ("    Array State : %s ('A' == active, '.' == missing)\n",
+          m->array_state);
   if (m->has_bitmap && !m->bitmap_why[0])
     printf ("   Bitmap Chunk : %uK\n  Bitmap Events : %" PRIu64
             "\n   Bitmap Dirty : %" PRIu64 " of %" PRIu64 " chunks\n",
@@ -103,6 +113,10 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
   printf (", \"events\": %" PRIu64 ", \"corrected_reads\": %u"
           ", \"state\": \"%s\"", m->events, m->corrected_reads,
           m->clean ? "clean" : "active");
+  printf (", \"resync_offset_sectors\": %" PRIu64, m->resync_offset_sectors);
+  if (m->has_recovery_offset)
+    printf (", \"recovery_offset_sectors\": %" PRIu64,
+            m->recovery_offset_sectors);
   printf (", \"data_offset_sectors\": %" PRIu64
           ", \"data_size_sectors\": %" PRIu64 ", \"size_sectors\": %" PRIu64
           ", \"array_bytes\": %" PRIu64 ", \"feature_map\": %u"
