@@ -128,6 +128,28 @@ forward_event (void *opaque, enum raid_event event, const char *name,
   control_event (control, event, name, member, detail);
 }
 
+/* Clients connected now, for nbdraid stop. */
+static unsigned connections;
+
+/* nbdraid stop (as mdadm --stop): end nbdkit, which unloads the plugin
+ * and so stops the array cleanly.  Not under connected clients unless
+ * forced, as md will not stop an array in use; nbdkit then exits when
+ * the last client has gone. */
+static int
+stop_server (bool force, char *err, size_t errlen)
+{
+  unsigned n = __atomic_load_n (&connections, __ATOMIC_RELAXED);
+
+  if (n && !force) {
+    snprintf (err, errlen, "array %s has %u client%s connected; with "
+              "--force it stops once %s gone", cfg.name, n,
+              n == 1 ? "" : "s", n == 1 ? "it has" : "they have");
+    return -1;
+  }
+  nbdkit_shutdown ();
+  return 0;
+}
+
 /* Assemble before nbdkit forks, so errors reach the admin's terminal. */
 static int
 plugin_get_ready (void)
@@ -144,6 +166,8 @@ plugin_get_ready (void)
     opts.readonly = readonly = true;
   }
   control = control_new (&cfg);
+  if (control)
+    control_set_stop (control, stop_server);
   if (!control) {
     nbdkit_error ("%m");
     return -1;
@@ -190,8 +214,17 @@ plugin_after_fork (void)
 static void *
 plugin_open (int ro)
 {
+  __atomic_add_fetch (&connections, 1, __ATOMIC_RELAXED);
   return array;
 }
+
+/* A client went. */
+static void
+plugin_close (void *handle)
+{
+  __atomic_sub_fetch (&connections, 1, __ATOMIC_RELAXED);
+}
+
 
 /* Get the size of the array. */
 static int64_t
@@ -352,6 +385,7 @@ static struct nbdkit_plugin plugin = {
   .get_ready = plugin_get_ready,
   .after_fork = plugin_after_fork,
   .open = plugin_open,
+  .close = plugin_close,
   .get_size = plugin_get_size,
   .block_size = plugin_block_size,
   .can_write = plugin_can_write,

@@ -56,6 +56,7 @@ static const struct verb {
   { "idle", 0, 0, "", { NULL } },
   { "speed-limit", 0, 2, "[MIN MAX]  (MiB/s)", { NULL } },
   { "wait", 0, 0, "", { NULL } },
+  { "stop", 0, 0, "[--force]", { "--force" } },
 };
 
 const char *

@@ -33,6 +33,7 @@ static const struct {
   { "monitor", cmd_monitor, "monitor CONFIG [--program CMD] [--syslog] "
     "[--oneshot] [--test] [--no-reconnect]" },
   { "wait", cmd_admin, NULL },
+  { "stop", cmd_admin, NULL },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

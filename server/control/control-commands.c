@@ -441,6 +441,17 @@ control_command (struct control *c, struct raid_array *a,
     ;
   else if (strcmp (w[0], "status") == 0)
     reply_status (c, t.named ? t.a : a, fp, json);
+  else if (strcmp (w[0], "stop") == 0 && n == 1) {
+    /* The answer goes first: the server may be gone before it would. */
+    if (!control_stop (c))
+      answer (fp, -1, "this server cannot be stopped from here", "");
+    else if (control_stop (c) (force, err, sizeof err) == -1)
+      answer (fp, -1, err, "");
+    else {
+      snprintf (done, sizeof done, "stopping array %s", cfg->name);
+      answer (fp, 0, err, done);
+    }
+  }
   else if (strcmp (w[0], "detail") == 0 && n == 1) {
     struct raid_status *st = malloc (sizeof *st);
 
@@ -521,8 +532,8 @@ control_command (struct control *c, struct raid_array *a,
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
              "detail, fail, remove, add, re-add, replace, check, repair, "
-             "idle, speed-limit, monitor, wait; --array NAME for a nested "
-             "array)\n", w[0]);
+             "idle, speed-limit, monitor, wait, stop; --array NAME for a "
+             "nested array)\n", w[0]);
   fclose (fp);
   return keep;
 }

@@ -43,6 +43,7 @@ struct control {
   struct raid_config *cfg;
   struct raid_array *a;
   struct checks *checks;        /* positions and schedule of checks */
+  control_stop_fn stop;         /* nbdraid stop; NULL: not offered */
   char path[sizeof ((struct sockaddr_un *) 0)->sun_path];
   int listen_fd;
   pid_t listener;               /* the process that created the socket */
@@ -594,4 +595,16 @@ struct checks *
 control_checks (struct control *c)
 {
   return c->checks;
+}
+
+void
+control_set_stop (struct control *c, control_stop_fn stop)
+{
+  c->stop = stop;
+}
+
+control_stop_fn
+control_stop (struct control *c)
+{
+  return c->stop;
 }

@@ -18,6 +18,11 @@ struct control;
 
 /* Before assembly: the object events can be queued on. */
 struct control *control_new (struct raid_config *cfg);
+/* How nbdraid stop ends the server (the plugin's, which knows nbdkit):
+ * 0, or -1 with the reason in err (clients connected, unless force). */
+typedef int (*control_stop_fn) (bool force, char *err, size_t errlen);
+void control_set_stop (struct control *c, control_stop_fn stop);
+control_stop_fn control_stop (struct control *c);
 /* For raid_options.event (opaque: the control). */
 void control_event (void *opaque, enum raid_event event, const char *array,
                     const char *member, const char *detail);
