@@ -4,7 +4,8 @@
 # take, give that verb's usage and exit 2 (a config whose socket does
 # not exist proves nothing was sent: that would be exit 1); VERB --help
 # prints the usage and exits 0.  A MEMBER given by another name of the
-# same file (a symlink, a path relative to elsewhere) finds it.  add
+# same file (a symlink, a path relative to elsewhere) finds it; remove
+# failed (mdadm's keyword) removes every failed device.  add
 # --array g0 PATH adds the spare to the nested array g0.  Root reaches
 # an array served by another user, whose socket sits in a directory
 # that user alone owns.
@@ -59,6 +60,22 @@ status_is "j['devices'][2]['state'] == 'missing' and j['devices'][2]['why'] == '
   die "the relative path did not name d2: $(status_json)"
 stop_server
 echo "ok: a member found by a symlink and by a relative path"
+
+# remove failed, mdadm's keyword: every faulty device goes.
+new_array r6 6 left-symmetric 64K 6 8M --assume-clean
+start_server "$conf"
+"$NBDRAID" fail "$conf" 1 > /dev/null && "$NBDRAID" fail "$conf" 4 > /dev/null ||
+  die "failing two members was refused"
+out=$(cd "$T" && "$NBDRAID" remove "$conf" failed) || die "remove failed: $out"
+grep -q "removed $T/r6/d1.img" <<< "$out" && grep -q "removed $T/r6/d4.img" <<< "$out" ||
+  die "remove failed said: $out"
+status_is "not any(d['state'] == 'faulty' for d in j['devices'])" ||
+  die "faulty devices left: $(status_json)"
+[ "$(grep -c '^member = missing' "$conf")" = 2 ] || die "config: $(cat "$conf")"
+out=$("$NBDRAID" remove "$conf" failed) || die "a second remove failed: $out"
+grep -q "no failed device to remove" <<< "$out" || die "second remove failed: $out"
+stop_server
+echo "ok: remove failed removed both failed members"
 
 # add --array g0 PATH: the spare goes to g0, not to a file named g0.
 d=$T/n

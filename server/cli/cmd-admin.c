@@ -45,7 +45,7 @@ static const struct verb {
   { "status", 0, 0, "[--json] [--watch]", { "--json", "--watch" } },
   { "detail", 0, 0, "", { NULL } },
   { "fail", 1, 1, "MEMBER [--force]", { "--force" } },
-  { "remove", 1, 1, "MEMBER", { NULL } },
+  { "remove", 1, 1, "MEMBER|failed", { NULL } },
   { "add", 1, 1, "PATH", { NULL } },
   { "re-add", 1, 1, "MEMBER", { NULL } },
   { "replace", 1, 1, "MEMBER [--with PATH]", { "--with" } },
@@ -220,8 +220,10 @@ cmd_admin (int argc, char **argv)
       rq.config = w;
     else if (++nargs > v->max)
       return usage_of (v, stderr);
-    /* MEMBER and PATH as we mean them; MIN MAX as they are. */
-    else if (append (&rq, v->max == 1 ? absolute (w, abs, sizeof abs) : w))
+    /* MEMBER and PATH as we mean them (but mdadm's keyword); MIN MAX
+     * as they are. */
+    else if (append (&rq, v->max == 1 && strcmp (w, "failed") != 0
+                     ? absolute (w, abs, sizeof abs) : w))
       return 2;
   }
   if ((!rq.socket && !rq.config) || nargs < v->min ||

@@ -367,6 +367,42 @@ add (struct raid_array *top, const struct target *t, const char *path,
   return r == 0 ? raid_config_add_spare (t->cfg, path, err, errlen) : r;
 }
 
+/* remove failed (mdadm's keyword): every faulty device of a, and its
+ * line in the config, one after the other. */
+static void
+remove_failed (struct raid_array *a, const struct raid_config *cfg, FILE *fp)
+{
+  struct raid_status *st = malloc (sizeof *st);
+  char err[1024] = "", removed[4096], done[8192] = "";
+  size_t used = 0;
+  unsigned i;
+  int r = 0;
+
+  if (!st) {
+    fprintf (fp, "ERR out of memory\n");
+    return;
+  }
+  /* Each removal moves the devices after it: look again each time. */
+  do {
+    raid_get_status (a, st);
+    for (i = 0; i < st->ndevices && st->dev[i].state != RAID_DEV_FAULTY; i++)
+      ;
+    if (i == st->ndevices)
+      break;
+    r = raid_admin_remove (a, st->dev[i].path, removed, sizeof removed, err,
+                           sizeof err);
+    if (r == 0)
+      r = raid_config_drop_device (cfg, removed, err, sizeof err);
+    if (r == 0 && used < sizeof done)
+      used += (size_t) snprintf (done + used, sizeof done - used,
+                                 "%sremoved %s", used ? "\n" : "", removed);
+  } while (r == 0);
+  if (r == 0 && used == 0)
+    snprintf (done, sizeof done, "no failed device to remove");
+  answer (fp, r, err, done);
+  free (st);
+}
+
 /* One EVENT line, as broadcast sends them. */
 static void
 event_line (FILE *fp, enum raid_event event, const char *array,
@@ -469,6 +505,9 @@ control_command (struct control *c, struct raid_array *a,
     snprintf (done, sizeof done, "failed %s", w[1]);
     answer (fp, r, err, done);
   }
+  else if (strcmp (w[0], "remove") == 0 && n == 2 &&
+           strcmp (w[1], "failed") == 0)
+    remove_failed (t.a, t.cfg, fp);
   else if (strcmp (w[0], "remove") == 0 && n == 2) {
     char removed[4096] = "";
     r = raid_admin_remove (t.a, w[1], removed, sizeof removed, err,
