@@ -233,11 +233,13 @@ plugin_get_size (void *handle)
   return (int64_t) raid_size (array);
 }
 
-/* Writable unless readonly=true, or nbdkit -r. */
+/* Writable unless readonly=true, nbdkit -r or nbdraid readonly (asked
+ * at each connection: one made before nbdraid readonly keeps writing,
+ * and its writes fail with EROFS). */
 static int
 plugin_can_write (void *handle)
 {
-  return !readonly;
+  return !raid_readonly (array);
 }
 
 /* Allow multiple parallel connections from a single client: all state
@@ -266,14 +268,14 @@ plugin_can_flush (void *handle)
 static int
 plugin_can_trim (void *handle)
 {
-  return !readonly;
+  return !raid_readonly (array);
 }
 
 /* Zero when writable: whole stripes are deallocated on every member. */
 static int
 plugin_can_zero (void *handle)
 {
-  return !readonly;
+  return !raid_readonly (array);
 }
 
 /* Extents: holes where the members report them. */

@@ -98,6 +98,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   st->synced = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) >=
     a->ops->sync_units (a);
   st->clean = array_resync_offset (a) == MD_RESYNC_CLEAN;
+  st->readonly = raid_readonly (a);
   st->events = a->slots[a->reference].sb.events;
   /* md keeps the seconds in the low 40 bits. */
   st->ctime = a->slots[a->reference].sb.ctime & ((1ULL << 40) - 1);
@@ -369,6 +370,8 @@ raid_admin_replace (struct raid_array *a, const char *member,
   if (i < 0 || i >= (int) a->geo.members)
     return i < 0 ? no_such (a, member, err, errlen)
       : refuse (err, errlen, "%s is a spare, not a member", member);
+  if (a->readonly)
+    return refuse (err, errlen, "array %s is read-only", a->name);
   if (slot_state (&a->slots[i]) != SLOT_ACTIVE)
     return refuse (err, errlen, "member %d (%s) is not active; a spare "
                    "rebuilds it by itself", i, a->slots[i].path);

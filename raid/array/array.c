@@ -361,17 +361,6 @@ check_range (const struct raid_array *a, uint64_t count, uint64_t offset)
   return 0;
 }
 
-/* Writes and zeroes fail with EROFS on an array assembled read-only. */
-static int
-check_writable (const struct raid_array *a)
-{
-  if (a->readonly) {
-    errno = EROFS;
-    return -1;
-  }
-  return 0;
-}
-
 /* Read data through the level, counted as client I/O (which background
  * work yields to). */
 int
@@ -398,8 +387,7 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   unsigned ticket;
   int r;
 
-  if (check_writable (a) || check_range (a, count, offset) ||
-      array_check_alive (a))
+  if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
   __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
   first = a->ops->sync_unit_of (a, offset);

@@ -131,7 +131,15 @@ struct raid_array {
   struct raid_slot *spares;     /* devices outside the roles */
   unsigned nspares;
   struct retired retired;       /* devices that left, closed when unused */
+  /* No member is written: assembled read-only (member_opts.readonly:
+   * the members are open read-only) or made read-only since (nbdraid
+   * readonly; dirty.c). */
   bool readonly;
+  /* Client writes fail with EROFS.  Set with readonly, but first when
+   * the array is made read-only at run time: the writes in flight
+   * drain and the array is marked clean before readonly stops every
+   * member write. */
+  bool refuse_writes;
   bool direct;
   unsigned reference;           /* the slot whose superblock was freshest */
   int failed;                   /* lost more members than it tolerates */
@@ -266,12 +274,18 @@ void array_unlock_units (struct raid_array *a, uint64_t first,
 /* dirty.c: md's clean/dirty state around writes. */
 
 /* Before a write of sync units first..last: mark the array dirty if it
- * was clean, and the bitmap regions.  0, or -1 if the array failed. */
+ * was clean, and the bitmap regions.  0, or -1 if the array failed
+ * (or is read-only: EROFS). */
 int array_start_write (struct raid_array *a, uint64_t first, uint64_t last);
 void array_end_write (struct raid_array *a, uint64_t first, uint64_t last);
 /* Safemode: once writes have stopped for a while, flush the members
  * and mark the superblocks clean. */
 void array_mark_clean_when_quiet (struct raid_array *a);
+/* Mark clean now, as at a stop; no write may be in flight. */
+void array_mark_clean (struct raid_array *a);
+/* Read-only at run time (writes drained, marked clean), and back. */
+void array_make_readonly (struct raid_array *a);
+void array_make_writable (struct raid_array *a);
 /* The resync_offset the superblocks should carry now. */
 uint64_t array_resync_offset (const struct raid_array *a);
 

@@ -9,7 +9,11 @@
  */
 #include <config.h>
 
+#include <errno.h>
+#include <time.h>
+
 #include "array.h"
+#include "bitmap.h"
 #include "clock.h"
 
 /* How long writes must have stopped before the array is marked clean
@@ -32,9 +36,15 @@ array_resync_offset (const struct raid_array *a)
 int
 array_start_write (struct raid_array *a, uint64_t first, uint64_t last)
 {
-  /* Count ourselves before looking at in_sync: maintenance sets in_sync
-   * before it counts writers, so one of us sees the other. */
+  /* Count ourselves before looking at refuse_writes or in_sync: making
+   * the array read-only and maintenance set them before they count
+   * writers, so one of us sees the other. */
   __atomic_add_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&a->refuse_writes, __ATOMIC_SEQ_CST)) {
+    __atomic_sub_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+    errno = EROFS;
+    return -1;
+  }
   if (__atomic_load_n (&a->in_sync, __ATOMIC_SEQ_CST)) {
     pthread_mutex_lock (&a->sb_lock);
     if (a->in_sync) {
@@ -75,4 +85,44 @@ array_mark_clean_when_quiet (struct raid_array *a)
   else
     array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
+}
+
+/* As at a clean stop (md's __md_stop_writes): members flushed, bitmap
+ * bits cleared (unless a member is out: it will want them), superblocks
+ * marked clean.  No write may be in flight. */
+void
+array_mark_clean (struct raid_array *a)
+{
+  if (a->readonly || array_check_alive (a) == -1 || raid_flush (a) == -1)
+    return;
+  bitmap_clear_all (a);
+  pthread_mutex_lock (&a->sb_lock);
+  __atomic_store_n (&a->in_sync, 1, __ATOMIC_SEQ_CST);
+  array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+}
+
+/* md_set_readonly: new writes refused, those in flight waited for
+ * (they end, or fail with their member's timeout), the array marked
+ * clean; then nothing more is written, background work included. */
+void
+array_make_readonly (struct raid_array *a)
+{
+  const struct timespec ms = { 0, 1000000 };
+
+  if (a->readonly)
+    return;
+  __atomic_store_n (&a->refuse_writes, true, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&a->writes_in_flight, __ATOMIC_SEQ_CST))
+    nanosleep (&ms, NULL);
+  array_mark_clean (a);
+  __atomic_store_n (&a->readonly, true, __ATOMIC_SEQ_CST);
+}
+
+/* Writable again: what was paused (a resync, a rebuild) resumes. */
+void
+array_make_writable (struct raid_array *a)
+{
+  __atomic_store_n (&a->readonly, false, __ATOMIC_SEQ_CST);
+  __atomic_store_n (&a->refuse_writes, false, __ATOMIC_SEQ_CST);
 }

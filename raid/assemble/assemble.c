@@ -567,7 +567,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   pthread_mutex_init (&a->sb_lock, NULL);
   a->replacing = -1;
   a->geo.members = cfg->nmembers;
-  a->readonly = opts->readonly;
+  a->readonly = a->refuse_writes = opts->readonly;
   a->direct = cfg->direct;
   a->log = opts->log;
   a->event = opts->event;
@@ -641,21 +641,6 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   return NULL;
 }
 
-/* A clean stop, as md's: members flushed, bitmap bits cleared (unless a
- * member is out: it will want them), superblocks marked clean. */
-static void
-stop_cleanly (struct raid_array *a)
-{
-  if (!a->started || a->readonly || array_check_alive (a) == -1 ||
-      raid_flush (a) == -1)
-    return;
-  bitmap_clear_all (a);
-  pthread_mutex_lock (&a->sb_lock);
-  __atomic_store_n (&a->in_sync, 1, __ATOMIC_SEQ_CST);
-  array_write_superblocks_locked (a);
-  pthread_mutex_unlock (&a->sb_lock);
-}
-
 /* Stop the array cleanly if it ran and free it, then the arrays nested
  * in it. */
 void
@@ -665,7 +650,8 @@ raid_close (struct raid_array *a)
 
   if (!a)
     return;
-  stop_cleanly (a);
+  if (a->started)
+    array_mark_clean (a);
   iopool_free (a->pool);
   if (a->ops && a->ops->teardown)
     a->ops->teardown (a);

@@ -330,6 +330,7 @@ struct raid_status {
   bool failed;
   bool synced;                  /* redundancy complete: no resync due */
   bool clean;                   /* md's clean: no write in flight */
+  bool readonly;                /* client writes refused */
   uint64_t events;
   unsigned ndevices;
   struct raid_device_status dev[2 * RAID_MAX_MEMBERS];
@@ -379,6 +380,15 @@ int raid_admin_replace (struct raid_array *a, const char *member,
  * bitmap only the regions written meanwhile are recovered. */
 int raid_admin_readd (struct raid_array *a, const char *member, char *err,
                       size_t errlen);
+/* Read-only at run time (mdadm --readonly): client writes fail with
+ * EROFS once those in flight have ended, the array is marked clean and
+ * nothing more is written to its members, background work paused;
+ * readonly false undoes it (not for an array assembled read-only).
+ * Not kept across a restart. */
+int raid_admin_readonly (struct raid_array *a, bool readonly, char *err,
+                         size_t errlen);
+/* Whether client writes are refused now (EROFS). */
+bool raid_readonly (const struct raid_array *a);
 /* The top array of nested ones: a new device joins the shared spares. */
 int raid_admin_add_shared (struct raid_array *a, const char *path,
                            char *err, size_t errlen);

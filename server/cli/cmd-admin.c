@@ -55,6 +55,8 @@ static const struct verb {
     { "--budget", "--from-start" } },
   { "idle", 0, 0, "", { NULL } },
   { "speed-limit", 0, 2, "[MIN MAX]  (MiB/s)", { NULL } },
+  { "readonly", 0, 0, "", { NULL } },
+  { "readwrite", 0, 0, "", { NULL } },
   { "wait", 0, 0, "", { NULL } },
   { "stop", 0, 0, "[--force]", { "--force" } },
 };

@@ -30,6 +30,8 @@ static const struct {
   { "repair", cmd_admin, NULL },
   { "idle", cmd_admin, NULL },
   { "speed-limit", cmd_admin, NULL },
+  { "readonly", cmd_admin, NULL },
+  { "readwrite", cmd_admin, NULL },
   { "monitor", cmd_monitor, "monitor CONFIG [--program CMD] [--syslog] "
     "[--oneshot] [--test] [--no-reconnect]" },
   { "wait", cmd_admin, NULL },

@@ -44,8 +44,9 @@ working (const struct raid_status *st)
 static void
 array_state (const struct raid_status *st, char *buf, size_t len)
 {
-  snprintf (buf, len, "%s%s%s%s", st->failed ? "failed"
+  snprintf (buf, len, "%s%s%s%s%s", st->failed ? "failed"
             : working (st) < st->members ? "degraded" : "active",
+            st->readonly ? ", read-only" : "",
             st->synced ? "" : ", resync due",
             st->job != RAID_JOB_NONE ? ", " : "",
             st->job != RAID_JOB_NONE ? raid_job_name (st->job) : "");
@@ -146,8 +147,9 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            st->array_bytes, st->member_bytes, st->members, working (st));
   json_string (fp, state);
   fprintf (fp, ", \"failed\": %s, \"synced\": %s, \"clean\": %s"
-           ", \"events\": %" PRIu64, st->failed ? "true" : "false",
-           st->synced ? "true" : "false", st->clean ? "true" : "false",
+           ", \"readonly\": %s, \"events\": %" PRIu64,
+           st->failed ? "true" : "false", st->synced ? "true" : "false",
+           st->clean ? "true" : "false", st->readonly ? "true" : "false",
            st->events);
   fprintf (fp, ", \"devices\": [");
   for (i = 0; i < st->ndevices; i++) {
@@ -545,6 +547,16 @@ control_command (struct control *c, struct raid_array *a,
     answer (fp, r, err, done);
     control_kick (c);
   }
+  else if ((strcmp (w[0], "readonly") == 0 ||
+            strcmp (w[0], "readwrite") == 0) && n == 1) {
+    bool ro = w[0][4] == 'o';
+
+    r = raid_admin_readonly (t.a, ro, err, sizeof err);
+    snprintf (done, sizeof done, "array %s is %s", raid_name (t.a),
+              ro ? "read-only" : "writable");
+    answer (fp, r, err, done);
+    control_kick (c);           /* a paused job resumes */
+  }
   else if (strcmp (w[0], "check") == 0 || strcmp (w[0], "repair") == 0)
     check (c, t.a, fp, w, n);
   else if (strcmp (w[0], "idle") == 0 && n == 1) {
@@ -571,8 +583,8 @@ control_command (struct control *c, struct raid_array *a,
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
              "detail, fail, remove, add, re-add, replace, check, repair, "
-             "idle, speed-limit, monitor, wait, stop; --array NAME for a "
-             "nested array)\n", w[0]);
+             "idle, speed-limit, readonly, readwrite, monitor, wait, stop; "
+             "--array NAME for a nested array)\n", w[0]);
   fclose (fp);
   return keep;
 }

@@ -31,7 +31,8 @@ static void
 state_words (const struct raid_status *st, unsigned active, char *buf,
              size_t len)
 {
-  snprintf (buf, len, "%s%s%s%s%s", st->clean ? "clean" : "active",
+  snprintf (buf, len, "%s%s%s%s%s%s", st->clean ? "clean" : "active",
+            st->readonly ? ", read-only" : "",
             st->failed ? ", FAILED" : "",
             active < st->members ? ", degraded" : "",
             st->job == RAID_JOB_RECOVERY || st->job == RAID_JOB_REPLACE
