@@ -5,7 +5,8 @@
 # not exist proves nothing was sent: that would be exit 1); VERB --help
 # prints the usage and exits 0.  A MEMBER given by another name of the
 # same file (a symlink, a path relative to elsewhere) finds it; remove
-# failed (mdadm's keyword) removes every failed device.  add
+# failed (mdadm's keyword) removes every failed device; fail detached
+# and remove detached act on devices whose file is gone.  add
 # --array g0 PATH adds the spare to the nested array g0.  Root reaches
 # an array served by another user, whose socket sits in a directory
 # that user alone owns.
@@ -78,6 +79,34 @@ out=$("$NBDRAID" remove "$conf" failed) || die "a second remove failed: $out"
 grep -q "no failed device to remove" <<< "$out" || die "second remove failed: $out"
 stop_server
 echo "ok: remove failed removed both failed members"
+
+# detached, mdadm's other keyword: a device whose path names nothing
+# now (here, a member file removed while served; a spare too).
+new_array r5d 5 left-symmetric 64K 4 8M --assume-clean
+truncate -s 8M "$T/r5d/spare.img"
+start_server "$conf"
+random_file "$T/r5d.data" "$(export_size)"
+nbdcopy "$T/r5d.data" "$uri"
+"$NBDRAID" add "$conf" "$T/r5d/spare.img" > /dev/null || die "add spare"
+"$NBDRAID" speed-limit "$conf" 0.1 0.1 > /dev/null   # hold the rebuild
+out=$("$NBDRAID" fail "$conf" detached) || die "fail detached: $out"
+[ "$out" = "no detached device to fail" ] || die "fail detached said: $out"
+rm "$T/r5d/d3.img"
+status_is "j['devices'][3]['detached'] and not j['devices'][0]['detached']" ||
+  die "d3 not shown detached: $(status_json)"
+out=$("$NBDRAID" fail "$conf" detached) || die "fail detached: $out"
+[ "$out" = "failed $T/r5d/d3.img" ] || die "fail detached said: $out"
+status_is "[d['state'] for d in j['devices'] if d['path'] == '$T/r5d/d3.img'] == ['faulty']" ||
+  die "d3 not failed: $(status_json)"
+"$NBDRAID" speed-limit "$conf" 0 0 > /dev/null
+"$NBDRAID" wait "$conf"
+out=$("$NBDRAID" remove "$conf" detached) || die "remove detached: $out"
+[ "$out" = "removed $T/r5d/d3.img" ] || die "remove detached said: $out"
+grep -q "^member = $T/r5d/d3.img" "$conf" && die "d3 still in the config: $(cat "$conf")"
+nbdcopy "$uri" "$T/r5d.back" && cmp "$T/r5d.data" "$T/r5d.back" ||
+  die "the array lost data"
+stop_server
+echo "ok: fail detached and remove detached"
 
 # add --array g0 PATH: the spare goes to g0, not to a file named g0.
 d=$T/n

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "array.h"
 #include "config-file.h"
@@ -50,6 +51,21 @@ device_state (const struct raid_array *a, const struct raid_slot *s,
   }
 }
 
+/* mdadm's "detached": a device whose path names nothing now (or
+ * something else, while it is open).  A closed device is judged by its
+ * path alone; URIs never are. */
+static bool
+slot_detached (const struct raid_slot *s)
+{
+  struct stat st;
+
+  if (s->io)
+    return member_detached (s->io);
+  return s->path && !raid_spec_is_uri (s->path) &&
+    stat (s->path, &st) == -1 &&
+    (errno == ENOENT || errno == ENXIO || errno == ENODEV);
+}
+
 /* One device's entry in the status; a nested array that has failed
  * shows as faulty. */
 static void
@@ -75,6 +91,7 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   d->mismatched_sectors = __atomic_load_n (&s->mismatched_sectors,
                                            __ATOMIC_RELAXED);
   d->events = s->sb.events;
+  d->detached = slot_detached (s);
 }
 
 /* Fill in the picture nbdraid status draws: the array, each device, the

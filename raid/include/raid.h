@@ -316,6 +316,8 @@ struct raid_device_status {
    * assembled (the redundancy named it). */
   uint64_t mismatched_sectors;
   uint64_t events;
+  /* Its path no longer names the device it was (mdadm's "detached"). */
+  bool detached;
 };
 struct raid_status {
   char name[33];

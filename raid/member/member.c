@@ -64,6 +64,12 @@ member_is (const struct member *m, const char *path)
 }
 
 bool
+member_detached (const struct member *m)
+{
+  return (m->identity[0] || m->identity[1]) && !member_is (m, m->name);
+}
+
+bool
 member_find_duplicate (struct member *const *members, unsigned n,
                        unsigned *a, unsigned *b)
 {

@@ -80,6 +80,11 @@ void member_close (struct member *m);
  * device m is? */
 bool member_is (const struct member *m, const char *path);
 
+/* md's "detached": m's path no longer names what m opened (the device
+ * went away, or the file was removed or replaced).  A member without an
+ * identity (an NBD export, a nested array) never is. */
+bool member_detached (const struct member *m);
+
 /* Among members[0..n-1] (NULL entries skipped), find two that are the
  * same file or device.  Returns true and sets *a < *b if so. */
 bool member_find_duplicate (struct member *const *members, unsigned n,

@@ -44,8 +44,8 @@ static const struct verb {
 } verbs[] = {
   { "status", 0, 0, "[--json] [--watch]", { "--json", "--watch" } },
   { "detail", 0, 0, "", { NULL } },
-  { "fail", 1, 1, "MEMBER [--force]", { "--force" } },
-  { "remove", 1, 1, "MEMBER|failed", { NULL } },
+  { "fail", 1, 1, "MEMBER|detached [--force]", { "--force" } },
+  { "remove", 1, 1, "MEMBER|failed|detached", { NULL } },
   { "add", 1, 1, "PATH", { NULL } },
   { "re-add", 1, 1, "MEMBER", { NULL } },
   { "replace", 1, 1, "MEMBER [--with PATH]", { "--with" } },
@@ -222,9 +222,10 @@ cmd_admin (int argc, char **argv)
       rq.config = w;
     else if (++nargs > v->max)
       return usage_of (v, stderr);
-    /* MEMBER and PATH as we mean them (but mdadm's keyword); MIN MAX
+    /* MEMBER and PATH as we mean them (but mdadm's keywords); MIN MAX
      * as they are. */
-    else if (append (&rq, v->max == 1 && strcmp (w, "failed") != 0
+    else if (append (&rq, v->max == 1 && strcmp (w, "failed") != 0 &&
+                     strcmp (w, "detached") != 0
                      ? absolute (w, abs, sizeof abs) : w))
       return 2;
   }

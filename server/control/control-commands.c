@@ -112,6 +112,8 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
       fprintf (fp, "  %" PRIu64 " mismatched sectors", d->mismatched_sectors);
     if (d->why[0] && d->state != RAID_DEV_ACTIVE)
       fprintf (fp, "  (%s)", d->why);
+    if (d->detached)
+      fprintf (fp, "  (detached)");
     fputc ('\n', fp);
   }
   if (st->bitmap_chunk_bytes)
@@ -163,8 +165,9 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
     json_string (fp, d->state == RAID_DEV_ACTIVE ? "" : d->why);
     fprintf (fp, ", \"recovered_bytes\": %" PRIu64 ", \"corrected_reads\": "
              "%u, \"mismatched_sectors\": %" PRIu64 ", \"events\": %"
-             PRIu64 "}", d->recovered_bytes, d->corrected_reads,
-             d->mismatched_sectors, d->events);
+             PRIu64 ", \"detached\": %s}", d->recovered_bytes,
+             d->corrected_reads, d->mismatched_sectors, d->events,
+             d->detached ? "true" : "false");
   }
   fprintf (fp, "],\n \"job\": {\"kind\": \"%s\", \"target\": %d"
            ", \"done_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
@@ -369,38 +372,65 @@ add (struct raid_array *top, const struct target *t, const char *path,
   return r == 0 ? raid_config_add_spare (t->cfg, path, err, errlen) : r;
 }
 
-/* remove failed (mdadm's keyword): every faulty device of a, and its
- * line in the config, one after the other. */
+/* Whether device d is one the keyword form of the verb acts on:
+ * fail detached (in use, and gone), remove failed, remove detached
+ * (out of use, and gone). */
+static bool
+qualifies (const struct raid_device_status *d, bool fail, bool detached)
+{
+  bool in_use = d->state == RAID_DEV_ACTIVE || d->state == RAID_DEV_SPARE ||
+    d->state == RAID_DEV_RECOVERING || d->state == RAID_DEV_REPLACING;
+
+  if (fail)
+    return d->detached && in_use;
+  return detached ? d->detached && !in_use && d->state != RAID_DEV_MISSING
+    : d->state == RAID_DEV_FAULTY;
+}
+
+/* mdadm's keywords: fail detached, remove failed, remove detached: the
+ * verb on every device of a that qualifies, one after the other (a
+ * removed device's line leaves the config too). */
 static void
-remove_failed (struct raid_array *a, const struct raid_config *cfg, FILE *fp)
+every_device (struct raid_array *a, const struct raid_config *cfg, FILE *fp,
+              bool fail, bool detached)
 {
   struct raid_status *st = malloc (sizeof *st);
-  char err[1024] = "", removed[4096], done[8192] = "";
+  char err[1024] = "", name[4096], removed[4096], done[8192] = "";
   size_t used = 0;
-  unsigned i;
+  unsigned i, rounds = 0;
   int r = 0;
 
   if (!st) {
     fprintf (fp, "ERR out of memory\n");
     return;
   }
-  /* Each removal moves the devices after it: look again each time. */
+  /* Each one changes the devices' states and places: look again each
+   * time. */
   do {
     raid_get_status (a, st);
-    for (i = 0; i < st->ndevices && st->dev[i].state != RAID_DEV_FAULTY; i++)
+    for (i = 0; i < st->ndevices && !qualifies (&st->dev[i], fail, detached);
+         i++)
       ;
-    if (i == st->ndevices)
+    if (i == st->ndevices || rounds++ > st->ndevices)
       break;
-    r = raid_admin_remove (a, st->dev[i].path, removed, sizeof removed, err,
-                           sizeof err);
-    if (r == 0)
-      r = raid_config_drop_device (cfg, removed, err, sizeof err);
+    snprintf (name, sizeof name, "%s", st->dev[i].path);
+    if (fail)
+      r = raid_admin_fail (a, name, false, err, sizeof err);
+    else {
+      r = raid_admin_remove (a, name, removed, sizeof removed, err,
+                             sizeof err);
+      if (r == 0)
+        r = raid_config_drop_device (cfg, removed, err, sizeof err);
+      snprintf (name, sizeof name, "%s", removed);
+    }
     if (r == 0 && used < sizeof done)
-      used += (size_t) snprintf (done + used, sizeof done - used,
-                                 "%sremoved %s", used ? "\n" : "", removed);
+      used += (size_t) snprintf (done + used, sizeof done - used, "%s%s %s",
+                                 used ? "\n" : "",
+                                 fail ? "failed" : "removed", name);
   } while (r == 0);
   if (r == 0 && used == 0)
-    snprintf (done, sizeof done, "no failed device to remove");
+    snprintf (done, sizeof done, "no %s device to %s",
+              detached ? "detached" : "failed", fail ? "fail" : "remove");
   answer (fp, r, err, done);
   free (st);
 }
@@ -502,14 +532,15 @@ control_command (struct control *c, struct raid_array *a,
       fprintf (fp, "ERR out of memory\n");
     free (st);
   }
+  else if ((strcmp (w[0], "fail") == 0 || strcmp (w[0], "remove") == 0) &&
+           n == 2 && (strcmp (w[1], "detached") == 0 ||
+                      (w[0][0] == 'r' && strcmp (w[1], "failed") == 0)))
+    every_device (t.a, t.cfg, fp, w[0][0] == 'f', w[1][0] == 'd');
   else if (strcmp (w[0], "fail") == 0 && n == 2) {
     r = raid_admin_fail (t.a, w[1], force, err, sizeof err);
     snprintf (done, sizeof done, "failed %s", w[1]);
     answer (fp, r, err, done);
   }
-  else if (strcmp (w[0], "remove") == 0 && n == 2 &&
-           strcmp (w[1], "failed") == 0)
-    remove_failed (t.a, t.cfg, fp);
   else if (strcmp (w[0], "remove") == 0 && n == 2) {
     char removed[4096] = "";
     r = raid_admin_remove (t.a, w[1], removed, sizeof removed, err,
