@@ -68,8 +68,8 @@ echo "ok: the resync after kill -9 covered $resynced of $member_bytes bytes"
 
 # A clean stop: clean superblocks, no dirty bit, no resync next time.
 stop_server
-"$NBDRAID" examine "$T/r5/d1.img" | grep -q "State : clean" || die "not clean after SIGTERM"
-"$NBDRAID" examine --json "$T/r5/d1.img" | grep -q '"dirty": 0}' || die "dirty bits after SIGTERM"
+grep -q "State : clean" <<< "$("$NBDRAID" examine "$T/r5/d1.img")" || die "not clean after SIGTERM"
+grep -q '"dirty": 0}' <<< "$("$NBDRAID" examine --json "$T/r5/d1.img")" || die "dirty bits after SIGTERM"
 start_server "$conf"
 status_is "j['synced'] and j['job']['kind'] == 'idle' and j['last_work_bytes'] == 0" ||
   die "a resync after a clean stop: $(status_json)"

@@ -33,7 +33,7 @@ first=$(position)
 [ "$first" -lt $((15 * 1024 * 1024)) ] || die "the check ran to the end: $first"
 status_is "j['check_paused_bytes'] == $first" ||
   die "status does not show the paused check at $first: $(status_json)"
-"$NBDRAID" status "$conf" | grep -q "check paused at [0-9.]*% (nbdraid check resumes it)" ||
+grep -q "check paused at [0-9.]*% (nbdraid check resumes it)" <<< "$("$NBDRAID" status "$conf")" ||
   die "status text does not show the paused check: $("$NBDRAID" status "$conf")"
 echo "ok: a budget of 3 s stopped the check at byte $first of each member"
 

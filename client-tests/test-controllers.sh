@@ -35,7 +35,7 @@ grep -q "survives the loss of any one controller: c0 (2), c1 (2)" <<< "$out" ||
   die "arranged array does not survive: $out"
 order=$(sed -n 's/^member = \(d[0-9]\).img controller=\(c[0-9]\)$/\2/p' "$d/a.conf" | tr -d '\n')
 [ "$order" = c0c1c0c1 ] || die "arranged order is $order"
-"$NBDRAID" examine "$d/a.conf" | grep -q "Controller Loss : survives" ||
+grep -q "Controller Loss : survives" <<< "$("$NBDRAID" examine "$d/a.conf")" ||
   die "examine disagrees"
 start_server "$d/a.conf"
 stop_server

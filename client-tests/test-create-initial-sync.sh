@@ -12,7 +12,7 @@ sync_case () {
   # shellcheck disable=SC2046
   write_config "$d/a.conf" "$level" "$layout" "$chunk" $(member_paths "$d" "$n")
   "$NBDRAID" create "$d/a.conf" 2>> "$T/create.log" || die "$name: create"
-  "$NBDRAID" examine "$d/d0.img" | grep -q 'State : active' ||
+  grep -q 'State : active' <<< "$("$NBDRAID" examine "$d/d0.img")" ||
     die "$name: marked clean before its sync"
   conf=$d/a.conf
   start_server "$conf"
@@ -26,7 +26,7 @@ sync_case () {
   # shellcheck disable=SC2046
   $MODEL check $(member_paths "$d" "$n") > "$T/check.out" ||
     die "$name: not consistent after the sync: $(cat "$T/check.out")"
-  "$NBDRAID" examine "$d/d0.img" | grep -q 'State : clean' ||
+  grep -q 'State : clean' <<< "$("$NBDRAID" examine "$d/d0.img")" ||
     die "$name: not marked clean"
   echo "ok: $name consistent after the background sync"
 }

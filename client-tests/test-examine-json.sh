@@ -51,7 +51,7 @@ for m in members:
     assert m["array_bytes"] == 3 * data and data > 0, m
 print("ok: md's RAID0 member (size 0) gives array_bytes", members[0]["array_bytes"])
 PY
-"$NBDRAID" examine "$T/z/d0.img" | grep -q "Array Size : $(( $(/usr/bin/python3 -c "import json; print(json.load(open('$T/z.json'))[0]['array_bytes'])") / 1024 )) KiB" ||
+grep -q "Array Size : $(( $(/usr/bin/python3 -c "import json; print(json.load(open('$T/z.json'))[0]['array_bytes'])") / 1024 )) KiB" <<< "$("$NBDRAID" examine "$T/z/d0.img")" ||
   die "examine's Array Size of md's RAID0 member: $("$NBDRAID" examine "$T/z/d0.img" | grep 'Array Size')"
 
 truncate -s 1M "$T/blank.img"

@@ -225,7 +225,7 @@ echo "ok: a refused nested create writes nothing"
 # per controller survives losing one; with three of g0's on c0 it does
 # not, and examine names the group.
 ex=$abs_top_srcdir/conf/raid60-4x6-3controllers.conf
-"$NBDRAID" examine "$ex" | grep -q "survives the loss of any one controller" ||
+grep -q "survives the loss of any one controller" <<< "$("$NBDRAID" examine "$ex")" ||
   die "RAID60 example: $("$NBDRAID" examine "$ex")"
 sed 's/DISK-01 controller=c1/DISK-01 controller=c0/; s/DISK-02 controller=c2/DISK-02 controller=c0/' \
   "$ex" > "$d/c0heavy.conf"

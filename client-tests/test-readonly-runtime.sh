@@ -43,9 +43,9 @@ grep -q "write refused: EPERM\|write refused: EROFS" "$T/client.out" ||
   die "the older connection could write: $(cat "$T/client.out")"
 status_is "j['readonly'] and j['clean'] and 'read-only' in j['state']" ||
   die "status after readonly: $(status_json)"
-"$NBDRAID" detail "$conf" | grep -q "State : clean, read-only" ||
+grep -q "State : clean, read-only" <<< "$("$NBDRAID" detail "$conf")" ||
   die "detail: $("$NBDRAID" detail "$conf")"
-"$NBDRAID" examine "$T/r5/d0.img" | grep -q "State : clean" ||
+grep -q "State : clean" <<< "$("$NBDRAID" examine "$T/r5/d0.img")" ||
   die "superblock not clean: $("$NBDRAID" examine "$T/r5/d0.img")"
 
 # Nothing reaches a member: not the paused repair, not the bitmap, not

@@ -28,6 +28,6 @@ kill "$client"
 timeout 20 tail --pid="$server_pid" -f /dev/null || die "nbdkit did not exit"
 wait "$server_pid" 2>/dev/null || :
 server_pid=
-"$NBDRAID" examine "$T/r5/d0.img" | grep -q "State : clean" ||
+grep -q "State : clean" <<< "$("$NBDRAID" examine "$T/r5/d0.img")" ||
   die "not stopped clean: $("$NBDRAID" examine "$T/r5/d0.img")"
 echo "ok: stop refused under a client, stopped clean with --force"

@@ -97,7 +97,7 @@ psktool -u bob -p "$T/bob/keys.psk" > /dev/null
 nbdkit_opts=(--tls=require --tls-psk="$T/psk/keys.psk")
 start_server "$conf"
 tls="nbds+unix://alice@/?socket=$sock&tls-psk-file=$T/psk/keys.psk"
-nbdinfo "$tls" | grep -q "protocol: .* with TLS" || die "nbdinfo: no TLS"
+grep -q "protocol: .* with TLS" <<< "$(nbdinfo "$tls")" || die "nbdinfo: no TLS"
 echo "ok: nbdinfo over PSK TLS"
 check_roundtrip "$tls"
 check_nbdsh "$tls"
@@ -148,7 +148,7 @@ chmod 600 "$T"/*/*-key.pem
 nbdkit_opts=(--tls=require --tls-certificates="$T/srv" --tls-verify-peer)
 start_tcp_server "$conf"
 tls="nbds://localhost:$port/?tls-certificates=$T/cli"
-nbdinfo "$tls" | grep -q "protocol: .* with TLS" || die "nbdinfo: no TLS"
+grep -q "protocol: .* with TLS" <<< "$(nbdinfo "$tls")" || die "nbdinfo: no TLS"
 echo "ok: nbdinfo over X.509 TLS to localhost:$port"
 check_roundtrip "$tls"
 check_nbdsh "$tls"
