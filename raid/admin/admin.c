@@ -95,7 +95,7 @@ describe (struct raid_device_status *d, const struct raid_array *a,
 }
 
 /* Fill in the picture nbdraid status draws: the array, each device, the
- * job and the bitmap. */
+ * job, the bitmap and the client requests. */
 void
 raid_get_status (struct raid_array *a, struct raid_status *st)
 {
@@ -139,6 +139,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   }
   st->last_work_bytes = a->last_work_bytes;
   pthread_mutex_unlock (&a->sb_lock);
+  array_requests (a, &st->requests);
   if (a->bitmap.present) {
     st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;
     st->bitmap_chunks = a->bitmap.chunks;

@@ -361,21 +361,60 @@ check_range (const struct raid_array *a, uint64_t count, uint64_t offset)
   return 0;
 }
 
+/* Count a request as it starts, in *n and its bytes in *bytes; its
+ * start time, for request_end.  Relaxed atomics: every client thread
+ * passes here, and the counters need no order with anything else. */
+static uint64_t
+request_start (uint64_t *n, uint64_t *bytes, uint64_t count)
+{
+  __atomic_add_fetch (n, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch (bytes, count, __ATOMIC_RELAXED);
+  return now_ns ();
+}
+
+/* Add a request's time, and its failure, to the counters; returns r. */
+static int
+request_end (struct raid_array *a, uint64_t started_ns, int r)
+{
+  __atomic_add_fetch (&a->requests.busy_ns, now_ns () - started_ns,
+                      __ATOMIC_RELAXED);
+  if (r == -1)
+    __atomic_add_fetch (&a->requests.failed, 1, __ATOMIC_RELAXED);
+  return r;
+}
+
+void
+array_requests (const struct raid_array *a, struct raid_requests *out)
+{
+  const struct raid_requests *rq = &a->requests;
+
+  out->reads = __atomic_load_n (&rq->reads, __ATOMIC_RELAXED);
+  out->read_bytes = __atomic_load_n (&rq->read_bytes, __ATOMIC_RELAXED);
+  out->writes = __atomic_load_n (&rq->writes, __ATOMIC_RELAXED);
+  out->write_bytes = __atomic_load_n (&rq->write_bytes, __ATOMIC_RELAXED);
+  out->zeroes = __atomic_load_n (&rq->zeroes, __ATOMIC_RELAXED);
+  out->zero_bytes = __atomic_load_n (&rq->zero_bytes, __ATOMIC_RELAXED);
+  out->failed = __atomic_load_n (&rq->failed, __ATOMIC_RELAXED);
+  out->busy_ns = __atomic_load_n (&rq->busy_ns, __ATOMIC_RELAXED);
+}
+
 /* Read data through the level, counted as client I/O (which background
  * work yields to). */
 int
 raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
+  uint64_t started_ns;
   unsigned ticket;
   int r;
 
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
-  __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
+  started_ns = request_start (&a->requests.reads, &a->requests.read_bytes,
+                              count);
   ticket = retired_enter (&a->retired);
   r = a->ops->read (a, buf, count, offset);
   retired_exit (&a->retired, ticket);
-  return r;
+  return request_end (a, started_ns, r);
 }
 
 /* Every write: checks, the dirty marks, the level's write, FUA. */
@@ -383,13 +422,15 @@ static int
 write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
                uint64_t offset, bool fua)
 {
-  uint64_t first, last;
+  uint64_t first, last, started_ns;
   unsigned ticket;
   int r;
 
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
-  __atomic_add_fetch (&a->client_bytes, count, __ATOMIC_RELAXED);
+  started_ns = buf
+    ? request_start (&a->requests.writes, &a->requests.write_bytes, count)
+    : request_start (&a->requests.zeroes, &a->requests.zero_bytes, count);
   first = a->ops->sync_unit_of (a, offset);
   last = a->ops->sync_unit_of (a, offset + count - 1);
   ticket = retired_enter (&a->retired);
@@ -401,7 +442,7 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
     array_end_write (a, first, last);
   }
   retired_exit (&a->retired, ticket);
-  return r;
+  return request_end (a, started_ns, r);
 }
 
 /* Write data; with fua, the members are flushed before it returns. */

@@ -167,7 +167,7 @@ struct raid_array {
   uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
   struct stripe_locks locks;
-  uint64_t client_bytes;        /* client I/O so far, for rate limits */
+  struct raid_requests requests;        /* atomic: array_requests reads it */
   raid_log_fn log;
   raid_event_fn event;
   void *log_opaque;
@@ -185,6 +185,8 @@ bool array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
                         uint64_t len);
 /* Online processors. */
 unsigned array_cpus (void);
+/* The client request counters, each read atomically. */
+void array_requests (const struct raid_array *a, struct raid_requests *out);
 
 static inline enum slot_state
 slot_state (const struct raid_slot *s)

@@ -35,7 +35,10 @@ raid_job_name (enum raid_job_kind kind)
 uint64_t
 raid_client_bytes (const struct raid_array *a)
 {
-  return __atomic_load_n (&a->client_bytes, __ATOMIC_RELAXED);
+  struct raid_requests rq;
+
+  array_requests (a, &rq);
+  return rq.read_bytes + rq.write_bytes + rq.zero_bytes;
 }
 
 /* Bytes of each member one sync unit covers, for progress. */

@@ -299,6 +299,18 @@ void raid_job_progress (struct raid_array *a, enum raid_job_kind *kind,
 /* Client I/O so far, in bytes (background work yields to it). */
 uint64_t raid_client_bytes (const struct raid_array *a);
 
+/* Client requests since assembly: the raid_read, raid_write and
+ * raid_zero calls that passed their checks (in range, array alive,
+ * writable).  A nested array counts the requests of the array above
+ * it, whose background work is among them. */
+struct raid_requests {
+  uint64_t reads, read_bytes;
+  uint64_t writes, write_bytes;
+  uint64_t zeroes, zero_bytes;
+  uint64_t failed;              /* of them, those that returned -1 */
+  uint64_t busy_ns;             /* their time from entry to return, summed */
+};
+
 /* The picture `nbdraid status` draws. */
 enum raid_device_state {
   RAID_DEV_ACTIVE, RAID_DEV_RECOVERING, RAID_DEV_FAULTY, RAID_DEV_MISSING,
@@ -345,6 +357,7 @@ struct raid_status {
                                        * recovery */
   uint64_t bitmap_chunk_bytes;        /* 0: no bitmap */
   uint64_t bitmap_chunks, bitmap_dirty;
+  struct raid_requests requests;
 };
 void raid_get_status (struct raid_array *a, struct raid_status *st);
 /* The nested arrays among a's members (up to max of them). */

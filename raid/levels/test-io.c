@@ -1,7 +1,8 @@
 /* nbdraid: the engine's read/write/zero paths in-process, against a
- * model in memory, for every level family.  Small enough to run under
- * valgrind; two threads write disjoint halves at once so the I/O pool
- * and the stripe locks are exercised too.
+ * model in memory, for every level family, and the array's count of
+ * them.  Small enough to run under valgrind; two threads write disjoint
+ * halves at once so the I/O pool, the stripe locks and the counters
+ * are exercised too.
  */
 #include <config.h>
 
@@ -24,6 +25,7 @@ struct worker {
   uint64_t lo, hi;              /* this thread's half of the array */
   unsigned seed;
   int failed;
+  struct raid_requests done;    /* what it asked, as the array counts */
 };
 
 static uint64_t
@@ -50,9 +52,13 @@ work (void *arg)
     case 0:
       memset (w->model + off, 0, len);
       w->failed |= raid_zero (w->a, len, off, false);
+      w->done.zeroes++;
+      w->done.zero_bytes += len;
       break;
     case 1:
       w->failed |= raid_read (w->a, buf, len, off);
+      w->done.reads++;
+      w->done.read_bytes += len;
       if (memcmp (buf, w->model + off, len) != 0) {
         fail ("read at %" PRIu64 "+%" PRIu64, off, len);
         w->failed = 1;
@@ -63,6 +69,8 @@ work (void *arg)
         buf[j] = (uint8_t) rand_r (&w->seed);
       memcpy (w->model + off, buf, len);
       w->failed |= raid_write (w->a, buf, len, off, i % 10 == 0);
+      w->done.writes++;
+      w->done.write_bytes += len;
     }
   }
   free (buf);
@@ -114,6 +122,49 @@ extents_right (struct raid_array *a, const uint8_t *model, uint64_t size,
   return true;
 }
 
+/* The array counted every request of the two workers and one more
+ * read of size bytes, none failed, and their time is not zero: the
+ * counters lose nothing to threads adding at once. */
+static bool
+counted_right (struct raid_array *a, const struct worker w[2],
+               uint64_t size)
+{
+  struct raid_status *st = malloc (sizeof *st);
+  struct raid_requests want = { .reads = 1, .read_bytes = size };
+  const struct raid_requests *got;
+  bool right;
+  unsigned i;
+
+  if (!st)
+    return false;
+  for (i = 0; i < 2; i++) {
+    want.reads += w[i].done.reads;
+    want.read_bytes += w[i].done.read_bytes;
+    want.writes += w[i].done.writes;
+    want.write_bytes += w[i].done.write_bytes;
+    want.zeroes += w[i].done.zeroes;
+    want.zero_bytes += w[i].done.zero_bytes;
+  }
+  raid_get_status (a, st);
+  got = &st->requests;
+  right = got->reads == want.reads && got->read_bytes == want.read_bytes &&
+    got->writes == want.writes && got->write_bytes == want.write_bytes &&
+    got->zeroes == want.zeroes && got->zero_bytes == want.zero_bytes &&
+    got->failed == 0 && got->busy_ns > 0 &&
+    raid_client_bytes (a) == want.read_bytes + want.write_bytes +
+    want.zero_bytes;
+  if (!right)
+    fail ("counted %" PRIu64 "/%" PRIu64 "/%" PRIu64 " reads/writes/zeroes "
+          "of %" PRIu64 "/%" PRIu64 "/%" PRIu64 " bytes, %" PRIu64
+          " failed; asked %" PRIu64 "/%" PRIu64 "/%" PRIu64 " of %" PRIu64
+          "/%" PRIu64 "/%" PRIu64, got->reads, got->writes, got->zeroes,
+          got->read_bytes, got->write_bytes, got->zero_bytes, got->failed,
+          want.reads, want.writes, want.zeroes, want.read_bytes,
+          want.write_bytes, want.zero_bytes);
+  free (st);
+  return right;
+}
+
 /* Create an array in dir, run two writers, check every byte. */
 static int
 run_case (const char *dir, const char *name, const char *array_keys,
@@ -161,6 +212,8 @@ run_case (const char *dir, const char *name, const char *array_keys,
     fail ("%s: final contents differ", name);
   else if (!extents_right (a, model, size, &holes))
     fail ("%s: extents", name);
+  else if (!counted_right (a, w, size))
+    fail ("%s: request counters", name);
   else {
     printf ("ok: %s, %" PRIu64 " bytes, %" PRIu64 " in holes\n", name, size,
             holes);

@@ -182,6 +182,14 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            st->bitmap_dirty);
   fprintf (fp, ", \"speed_limit\": {\"min_bytes_per_sec\": %" PRIu64
            ", \"max_bytes_per_sec\": %" PRIu64 "}", min, max);
+  fprintf (fp, ", \"requests\": {\"reads\": %" PRIu64 ", \"read_bytes\": %"
+           PRIu64 ", \"writes\": %" PRIu64 ", \"write_bytes\": %" PRIu64
+           ", \"zeroes\": %" PRIu64 ", \"zero_bytes\": %" PRIu64
+           ", \"failed\": %" PRIu64 ", \"busy_ns\": %" PRIu64 "}",
+           st->requests.reads, st->requests.read_bytes, st->requests.writes,
+           st->requests.write_bytes, st->requests.zeroes,
+           st->requests.zero_bytes, st->requests.failed,
+           st->requests.busy_ns);
 }
 
 /* An array's status, then its nested arrays' ("arrays" in JSON), then
