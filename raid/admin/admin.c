@@ -33,6 +33,17 @@ refuse (char *err, size_t errlen, const char *fmt, ...)
   return -1;
 }
 
+const char *
+raid_device_state_name (enum raid_device_state state)
+{
+  static const char *const names[RAID_DEV_STATES] = {
+    [RAID_DEV_ACTIVE] = "active", [RAID_DEV_RECOVERING] = "recovering",
+    [RAID_DEV_FAULTY] = "faulty", [RAID_DEV_MISSING] = "missing",
+    [RAID_DEV_SPARE] = "spare", [RAID_DEV_REPLACING] = "replacing",
+  };
+  return names[state];
+}
+
 /* What status calls a device: outside the roles, active is a spare and
  * recovering a replacement being built. */
 static enum raid_device_state

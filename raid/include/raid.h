@@ -276,6 +276,8 @@ enum raid_job_kind {
   RAID_JOB_NONE, RAID_JOB_RESYNC, RAID_JOB_RECOVERY, RAID_JOB_CHECK,
   RAID_JOB_REPAIR, RAID_JOB_REPLACE,
 };
+/* How many kinds there are, for a walk over them all. */
+#define RAID_JOB_KINDS (RAID_JOB_REPLACE + 1)
 const char *raid_job_name (enum raid_job_kind kind);
 
 /* Do up to budget bytes (at most RAID_JOB_STEP_MAX) of member I/O of
@@ -316,6 +318,9 @@ enum raid_device_state {
   RAID_DEV_ACTIVE, RAID_DEV_RECOVERING, RAID_DEV_FAULTY, RAID_DEV_MISSING,
   RAID_DEV_SPARE, RAID_DEV_REPLACING,
 };
+#define RAID_DEV_STATES (RAID_DEV_REPLACING + 1)
+/* "active", "recovering", ...: the word status shows. */
+const char *raid_device_state_name (enum raid_device_state state);
 struct raid_device_status {
   int role;                     /* -1 outside the roles */
   enum raid_device_state state;

@@ -1,6 +1,6 @@
 /* nbdraid's verbs on a running array, through its control socket:
  *
- *   nbdraid status CONFIG [--json] [--watch]
+ *   nbdraid status CONFIG [--json|--prometheus] [--watch]
  *   nbdraid fail CONFIG MEMBER [--force]     nbdraid remove CONFIG MEMBER
  *   nbdraid add CONFIG PATH                  nbdraid replace CONFIG MEMBER [--with PATH]
  *   nbdraid check|repair|idle CONFIG         nbdraid speed-limit CONFIG [MIN MAX]
@@ -42,7 +42,8 @@ static const struct verb {
   const char *args;             /* for its usage line */
   const char *options[4];
 } verbs[] = {
-  { "status", 0, 0, "[--json] [--watch]", { "--json", "--watch" } },
+  { "status", 0, 0, "[--json|--prometheus] [--watch]",
+    { "--json", "--prometheus", "--watch" } },
   { "detail", 0, 0, "", { NULL } },
   { "fail", 1, 1, "MEMBER|detached [--force]", { "--force" } },
   { "remove", 1, 1, "MEMBER|failed|detached", { NULL } },

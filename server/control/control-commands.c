@@ -18,16 +18,11 @@
 #include "control.h"
 #include "detail.h"
 #include "json.h"
+#include "prometheus.h"
 
 #define MIB (1024.0 * 1024.0)
 /* 1 PB/s: more than any array, far below 2^64 bytes/s. */
 #define MAX_SPEED_MB 1e9
-
-static const char *const state_names[] = {
-  [RAID_DEV_ACTIVE] = "active", [RAID_DEV_RECOVERING] = "recovering",
-  [RAID_DEV_FAULTY] = "faulty", [RAID_DEV_MISSING] = "missing",
-  [RAID_DEV_SPARE] = "spare", [RAID_DEV_REPLACING] = "replacing",
-};
 
 /* Roles whose device is active (mdstat's [n/m]). */
 static unsigned
@@ -100,7 +95,7 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
       fprintf (fp, "  %4d  ", d->role);
     else
       fprintf (fp, "     -  ");
-    fprintf (fp, "%-10s  %s", state_names[d->state], d->path);
+    fprintf (fp, "%-10s  %s", raid_device_state_name (d->state), d->path);
     if (d->controller[0])
       fprintf (fp, " (%s)", d->controller);
     if (d->state == RAID_DEV_RECOVERING || d->state == RAID_DEV_REPLACING)
@@ -157,7 +152,7 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
   for (i = 0; i < st->ndevices; i++) {
     const struct raid_device_status *d = &st->dev[i];
     fprintf (fp, "%s\n  {\"role\": %d, \"state\": \"%s\", \"path\": ",
-             i ? "," : "", d->role, state_names[d->state]);
+             i ? "," : "", d->role, raid_device_state_name (d->state));
     json_string (fp, d->path);
     fprintf (fp, ", \"controller\": ");
     json_string (fp, d->controller);
@@ -259,6 +254,49 @@ reply_status (struct control *c, struct raid_array *a, FILE *fp, bool json)
   if (json)
     fprintf (fp, "\n");
   free (st);
+}
+
+/* Append a's part of the metrics, then its nested arrays', to
+ * (*arrays)[0..*n).  0, or -1 out of memory. */
+static int
+collect (struct control *c, struct raid_array *a,
+         struct metrics_array **arrays, unsigned *n)
+{
+  struct raid_array *child[RAID_MAX_MEMBERS];
+  unsigned nchild = raid_children (a, child, RAID_MAX_MEMBERS), i;
+  struct metrics_array *grown = realloc (*arrays, (*n + 1) * sizeof *grown),
+    *m;
+
+  if (!grown)
+    return -1;
+  *arrays = grown;
+  m = &grown[(*n)++];
+  raid_get_status (a, &m->st);
+  /* The control samples the speed of the top array's job; each array
+   * gets it, as in status --json. */
+  m->job_speed = control_job_speed (c);
+  m->shared_spares = raid_shared_spares (a, NULL, 0);
+  for (i = 0; i < nchild; i++)
+    if (collect (c, child[i], arrays, n) == -1)
+      return -1;
+  return 0;
+}
+
+/* Answer status --prometheus: OK, then the metrics of the array and
+ * its nested arrays. */
+static void
+reply_metrics (struct control *c, struct raid_array *a, FILE *fp)
+{
+  struct metrics_array *arrays = NULL;
+  unsigned n = 0;
+
+  if (collect (c, a, &arrays, &n) == -1)
+    fprintf (fp, "ERR out of memory\n");
+  else {
+    fprintf (fp, "OK\n");
+    prometheus_write (fp, arrays, n);
+  }
+  free (arrays);
 }
 
 /* speed-limit [MIN MAX], in MiB/s (0 for MAX: no limit). */
@@ -515,6 +553,10 @@ control_command (struct control *c, struct raid_array *a,
     fprintf (fp, "ERR %s\n", err);
   else if (find_target (a, cfg, &rq, &t, fp) == -1)
     ;
+  else if (strcmp (w[0], "status") == 0 && json && rq.prometheus)
+    fprintf (fp, "ERR status takes --json or --prometheus, not both\n");
+  else if (strcmp (w[0], "status") == 0 && rq.prometheus)
+    reply_metrics (c, t.named ? t.a : a, fp);
   else if (strcmp (w[0], "status") == 0)
     reply_status (c, t.named ? t.a : a, fp, json);
   else if (strcmp (w[0], "stop") == 0 && n == 1) {

@@ -43,6 +43,7 @@ control_parse (char *line, struct control_request *rq, char *err,
     rq->word[rq->nwords++] = w;
   }
   rq->json = take_flag (rq, "--json");
+  rq->prometheus = take_flag (rq, "--prometheus");
   rq->force = take_flag (rq, "--force");
   for (i = 1; i < rq->nwords; i++)
     if (strcmp (rq->word[i], "--array") == 0) {

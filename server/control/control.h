@@ -50,14 +50,14 @@ uint64_t control_job_speed (struct control *c);
 void control_kick (struct control *c);
 
 /* control-parse.c: one request line (tab-separated words, no newline)
- * split in place into the verb and its arguments, with --json, --force
- * and --array NAME taken out wherever they are.  0, or -1 with the
- * reason in err. */
+ * split in place into the verb and its arguments, with --json,
+ * --prometheus, --force and --array NAME taken out wherever they are.
+ * 0, or -1 with the reason in err. */
 #define CONTROL_MAX_WORDS 8
 struct control_request {
   char *word[CONTROL_MAX_WORDS];        /* word[0] is the verb */
   int nwords;
-  bool json, force;
+  bool json, prometheus, force;
   const char *array;                    /* --array NAME, or NULL */
 };
 int control_parse (char *line, struct control_request *rq, char *err,

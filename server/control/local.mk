@@ -8,6 +8,7 @@ noinst_LTLIBRARIES += %reldir%/libcontrol.la
 	%reldir%/control-commands.c \
 	%reldir%/control-parse.c \
 	%reldir%/detail.c %reldir%/detail.h \
+	%reldir%/prometheus.c %reldir%/prometheus.h \
 	server/json/json.c server/json/json.h
 %canon_reldir%_libcontrol_la_CPPFLAGS = -I$(srcdir)/raid/include \
 	-I$(srcdir)/server/json
