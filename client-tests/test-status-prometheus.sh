@@ -167,6 +167,7 @@ def compare(prom, status):
             "nbdraid_array_failed": a["failed"],
             "nbdraid_array_degraded": a["state"].startswith("degraded"),
             "nbdraid_array_in_sync": a["synced"],
+            "nbdraid_array_readonly": a["readonly"],
             "nbdraid_array_members": a["members"],
             "nbdraid_array_working_members": a["working"],
             "nbdraid_array_failed_members":
@@ -230,7 +231,8 @@ def compare(prom, status):
             if val("nbdraid_member_corrected_reads_total", **lab) != \
                     d["corrected_reads"] or \
                     val("nbdraid_member_mismatched_sectors_total", **lab) != \
-                    d["mismatched_sectors"]:
+                    d["mismatched_sectors"] or \
+                    val("nbdraid_member_detached", **lab) != d["detached"]:
                 sys.exit(f"{name}: {d['path']} counters differ from {d}")
     print(f"{len(samples)} series match status --json for "
           f"{', '.join(a['name'] for a in tree)}")

@@ -119,6 +119,12 @@ in_sync (const struct metrics_array *m)
 }
 
 static double
+readonly (const struct metrics_array *m)
+{
+  return m->st.readonly;
+}
+
+static double
 members (const struct metrics_array *m)
 {
   return m->st.members;
@@ -247,6 +253,9 @@ static const struct array_family {
     failed },
   { "nbdraid_array_in_sync", "gauge",
     "0 while a resync is due (redundancy not yet complete).", in_sync },
+  { "nbdraid_array_readonly", "gauge",
+    "1 while client writes are refused (nbdraid readonly, readonly=true).",
+    readonly },
   { "nbdraid_array_members", "gauge", "Roles in the array.", members },
   { "nbdraid_array_working_members", "gauge",
     "Roles whose device is active.", working_members },
@@ -300,6 +309,12 @@ mismatched_sectors (const struct raid_device_status *d)
   return d->mismatched_sectors;
 }
 
+static double
+detached (const struct raid_device_status *d)
+{
+  return d->detached;
+}
+
 /* The families of one sample per device. */
 static const struct member_family {
   const char *name, *type, *help;
@@ -311,6 +326,9 @@ static const struct member_family {
   { "nbdraid_member_mismatched_sectors_total", "counter",
     "Sectors checks found wrong on the device since assembly.",
     mismatched_sectors },
+  { "nbdraid_member_detached", "gauge",
+    "1 while the device's path no longer names what was opened.",
+    detached },
 };
 
 #define ELEMENTS(t) (sizeof (t) / sizeof (t)[0])
