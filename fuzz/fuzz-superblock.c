@@ -6,7 +6,8 @@
  * then the 4 KiB superblock block (zero-extended).
  * Whatever md_sb_decode and md_sb_check accept must re-encode to a
  * block that decodes to the same superblock, and hold its data area
- * inside the member.
+ * inside the member.  A block refused for its checksum alone
+ * (md_sb_only_csum_wrong) must be accepted once the checksum is right.
  */
 #include <config.h>
 
@@ -22,6 +23,25 @@
 
 #define HEAD 9                  /* flags and member size */
 
+/* block was refused: if for its checksum alone, the checksum sb says
+ * it expected makes it acceptable. */
+static void
+check_only_csum_wrong (const uint8_t *block, const struct md_superblock *sb,
+                       uint64_t member_bytes)
+{
+  static uint8_t fixed[MD_SB_BLOCK_BYTES];
+  static struct md_superblock sb2;
+  bool no_magic;
+  char err[512];
+
+  if (!md_sb_only_csum_wrong (block, sb, member_bytes))
+    return;
+  memcpy (fixed, block, sizeof fixed);
+  le32_put (fixed + 216, sb->csum_expected);
+  CHECK (md_sb_decode (fixed, &sb2, &no_magic, err, sizeof err) == 0);
+  CHECK (md_sb_check (&sb2, member_bytes, err, sizeof err) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -29,6 +49,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   static struct md_superblock sb, sb2;
   bool no_magic, keep_csum;
   uint64_t member_bytes;
+  int decoded;
   char err[512], uuid[36];
 
   if (size < HEAD)
@@ -42,14 +63,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (!keep_csum)
     le32_put (block + 216, md_sb_checksum (block));
 
-  if (md_sb_decode (block, &sb, &no_magic, err, sizeof err) == -1) {
+  decoded = md_sb_decode (block, &sb, &no_magic, err, sizeof err);
+  if (member_bytes == 0)
+    member_bytes = (sb.data_offset_sectors + sb.data_size_sectors) * 512;
+  if (decoded == -1) {
     CHECK (err[0] != '\0');
+    check_only_csum_wrong (block, &sb, member_bytes);
     return 0;
   }
   CHECK (!no_magic);
   CHECK (sb.max_dev <= MD_SB_MAX_DEV_LIMIT && sb.dev_number < sb.max_dev);
-  if (member_bytes == 0)
-    member_bytes = (sb.data_offset_sectors + sb.data_size_sectors) * 512;
   (void) md_sb_role (&sb);
   md_uuid_format (sb.set_uuid, uuid);
   if (md_sb_check (&sb, member_bytes, err, sizeof err) == -1) {
@@ -66,6 +89,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   CHECK (md_sb_decode (again, &sb2, &no_magic, err, sizeof err) == 0);
   CHECK (md_sb_check (&sb2, member_bytes, err, sizeof err) == 0);
   sb2.sb_csum = sb.sb_csum;
+  sb2.csum_expected = sb.csum_expected;
   /* set_name is a NUL-padded string: bytes after a NUL are not kept. */
   CHECK (strcmp (sb.set_name, sb2.set_name) == 0);
   memset (sb.set_name, 0, sizeof sb.set_name);

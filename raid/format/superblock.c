@@ -120,63 +120,15 @@ all_zero (const uint8_t *p, size_t n)
   return true;
 }
 
-int
-md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
-              char *err, size_t errlen)
+/* Every field of the block as written, checking nothing, and the
+ * checksum they call for (roles past md's limit are not kept). */
+static void
+decode_fields (const uint8_t *b, struct md_superblock *sb)
 {
-  uint32_t magic = le32_get (b + SB_MAGIC), major = le32_get (b + SB_MAJOR);
-  uint32_t csum, unknown;
-  size_t i;
-
-  *no_magic = magic != MD_SB_MAGIC;
-  if (*no_magic) {
-    snprintf (err, errlen, "no md superblock (magic 0x%08x)", magic);
-    return -1;
-  }
-  if (major != 1) {
-    snprintf (err, errlen, "major_version %u (only md v1.x is supported)",
-              major);
-    return -1;
-  }
+  uint32_t i;
 
   memset (sb, 0, sizeof *sb);
-  sb->max_dev = le32_get (b + SB_MAX_DEV);
-  if (sb->max_dev > MD_SB_MAX_DEV_LIMIT) {
-    snprintf (err, errlen, "max_dev %u exceeds %u", sb->max_dev,
-              MD_SB_MAX_DEV_LIMIT);
-    return -1;
-  }
-  sb->sb_csum = le32_get (b + SB_CSUM);
-  csum = md_sb_checksum (b);
-  if (csum != sb->sb_csum) {
-    snprintf (err, errlen, "sb_csum 0x%08x is wrong (expected 0x%08x)",
-              sb->sb_csum, csum);
-    return -1;
-  }
-  if (le32_get (b + SB_PAD0) != 0) {
-    snprintf (err, errlen, "pad0 is 0x%x, not zero (a newer md feature?)",
-              le32_get (b + SB_PAD0));
-    return -1;
-  }
-  if (!all_zero (b + SB_PAD3, 32)) {
-    snprintf (err, errlen, "pad3 is not zero (a newer md feature?)");
-    return -1;
-  }
-
   sb->feature_map = le32_get (b + SB_FEATURES);
-  for (i = 0; i < sizeof refused_features / sizeof refused_features[0]; i++)
-    if (sb->feature_map & refused_features[i].bit) {
-      snprintf (err, errlen, "feature_map 0x%x: %s is not supported",
-                sb->feature_map, refused_features[i].name);
-      return -1;
-    }
-  unknown = sb->feature_map & ~SUPPORTED_FEATURES;
-  if (unknown) {
-    snprintf (err, errlen, "feature_map 0x%x: unknown feature bits 0x%x",
-              sb->feature_map, unknown);
-    return -1;
-  }
-
   memcpy (sb->set_uuid, b + SB_SET_UUID, 16);
   memcpy (sb->set_name, b + SB_SET_NAME, 32);
   sb->set_name[32] = '\0';
@@ -207,10 +159,70 @@ md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
   sb->utime = le64_get (b + SB_UTIME);
   sb->events = le64_get (b + SB_EVENTS);
   sb->resync_offset_sectors = le64_get (b + SB_RESYNC_OFFSET);
-  for (i = 0; i < sb->max_dev; i++)
+  sb->sb_csum = le32_get (b + SB_CSUM);
+  sb->csum_expected = md_sb_checksum (b);
+  sb->max_dev = le32_get (b + SB_MAX_DEV);
+  for (i = 0; i < sb->max_dev && i < MD_SB_MAX_DEV_LIMIT; i++)
     sb->dev_roles[i] = le16_get (b + SB_ROLES + 2 * i);
+}
 
-  /* The kernel's own sanity checks (super_1_load). */
+/* Is the block an md v1.x superblock whose checksum means something:
+ * the magic, major_version 1, and a max_dev (which says how many bytes
+ * the checksum covers) that fits the block? */
+static int
+check_kind (const uint8_t *b, const struct md_superblock *sb,
+            bool *no_magic, char *err, size_t errlen)
+{
+  uint32_t magic = le32_get (b + SB_MAGIC), major = le32_get (b + SB_MAJOR);
+
+  *no_magic = magic != MD_SB_MAGIC;
+  if (*no_magic) {
+    snprintf (err, errlen, "no md superblock (magic 0x%08x)", magic);
+    return -1;
+  }
+  if (major != 1) {
+    snprintf (err, errlen, "major_version %u (only md v1.x is supported)",
+              major);
+    return -1;
+  }
+  if (sb->max_dev > MD_SB_MAX_DEV_LIMIT) {
+    snprintf (err, errlen, "max_dev %u exceeds %u", sb->max_dev,
+              MD_SB_MAX_DEV_LIMIT);
+    return -1;
+  }
+  return 0;
+}
+
+/* The checks of the fields the checksum covers: the padding a newer md
+ * may use, the features we serve, and the kernel's own sanity checks
+ * (super_1_load). */
+static int
+check_fields (const uint8_t *b, const struct md_superblock *sb, char *err,
+              size_t errlen)
+{
+  uint32_t unknown = sb->feature_map & ~SUPPORTED_FEATURES;
+  size_t i;
+
+  if (le32_get (b + SB_PAD0) != 0) {
+    snprintf (err, errlen, "pad0 is 0x%x, not zero (a newer md feature?)",
+              le32_get (b + SB_PAD0));
+    return -1;
+  }
+  if (!all_zero (b + SB_PAD3, 32)) {
+    snprintf (err, errlen, "pad3 is not zero (a newer md feature?)");
+    return -1;
+  }
+  for (i = 0; i < sizeof refused_features / sizeof refused_features[0]; i++)
+    if (sb->feature_map & refused_features[i].bit) {
+      snprintf (err, errlen, "feature_map 0x%x: %s is not supported",
+                sb->feature_map, refused_features[i].name);
+      return -1;
+    }
+  if (unknown) {
+    snprintf (err, errlen, "feature_map 0x%x: unknown feature bits 0x%x",
+              sb->feature_map, unknown);
+    return -1;
+  }
   if (sb->super_offset_sectors != MD_SB_OFFSET_SECTORS) {
     snprintf (err, errlen,
               "super_offset %" PRIu64 " is not %d (only v1.2 metadata, "
@@ -239,6 +251,34 @@ md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
     return -1;
   }
   return 0;
+}
+
+int
+md_sb_decode (const uint8_t *b, struct md_superblock *sb, bool *no_magic,
+              char *err, size_t errlen)
+{
+  decode_fields (b, sb);
+  if (check_kind (b, sb, no_magic, err, errlen) == -1)
+    return -1;
+  if (sb->sb_csum != sb->csum_expected) {
+    snprintf (err, errlen, "sb_csum 0x%08x is wrong (expected 0x%08x)",
+              sb->sb_csum, sb->csum_expected);
+    return -1;
+  }
+  return check_fields (b, sb, err, errlen);
+}
+
+bool
+md_sb_only_csum_wrong (const uint8_t *b, const struct md_superblock *sb,
+                       uint64_t member_bytes)
+{
+  char why[256];
+  bool no_magic;
+
+  return check_kind (b, sb, &no_magic, why, sizeof why) == 0 &&
+    sb->sb_csum != sb->csum_expected &&
+    check_fields (b, sb, why, sizeof why) == 0 &&
+    md_sb_check (sb, member_bytes, why, sizeof why) == 0;
 }
 
 /* Where the internal bitmap may sit: after our 4 KiB superblock block,

@@ -73,6 +73,7 @@ struct md_superblock {
   uint64_t events;
   uint64_t resync_offset_sectors;
   uint32_t sb_csum;             /* as read; recomputed by encode */
+  uint32_t csum_expected;       /* decode: what sb_csum should be */
   uint32_t max_dev;
   uint16_t dev_roles[MD_SB_MAX_DEV_LIMIT];
 };
@@ -88,9 +89,23 @@ void md_sb_encode (const struct md_superblock *sb, uint8_t *block);
 /* Decode and validate a superblock block.  Returns 0, or -1 with a
  * one-line reason in err (field name and value).  A block without the
  * magic gives -1 and sets *no_magic so callers can say "no superblock".
+ * Every field is decoded before any is checked, so sb holds them all
+ * even when the block is refused; the checksum is checked before the
+ * fields it covers, so a corrupt byte is reported as a bad checksum,
+ * not as the nonsense it makes of its field.
  */
 int md_sb_decode (const uint8_t *block, struct md_superblock *sb,
                   bool *no_magic, char *err, size_t errlen);
+
+/* After md_sb_decode refused block (decoding it into sb): is the
+ * checksum its only fault, every other check of md_sb_decode and
+ * md_sb_check (for a member of member_bytes) passing?  mdadm --examine
+ * still shows such a superblock, with the checksum it expected; nothing
+ * may assemble from it or write it back.
+ */
+bool md_sb_only_csum_wrong (const uint8_t *block,
+                            const struct md_superblock *sb,
+                            uint64_t member_bytes);
 
 /* The bytes of this member's data area the array uses: the superblock's
  * size, or for a RAID0 whose size md left 0 (raid0.c sizes it from the

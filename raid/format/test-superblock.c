@@ -1,4 +1,5 @@
-/* nbdraid: test md_sb_encode, md_sb_decode and md_sb_checksum.
+/* nbdraid: test md_sb_encode, md_sb_decode, md_sb_checksum and
+ * md_sb_only_csum_wrong.
  *
  * The layout and the checksum rule are md's struct mdp_superblock_1
  * (include/uapi/linux/raid/md_p.h) and calc_sb_1_csum() (drivers/md/
@@ -488,10 +489,91 @@ check_semantics (void)
   return (unsigned) i;
 }
 
+/* ---- a wrong checksum alone ------------------------------------- */
+
+/* The sane superblock, encoded, with byte `at` changed to `value` (the
+ * checksum left as it was unless fix_csum); sb gets what it says. */
+static void
+damaged_block (uint8_t *block, struct md_superblock *sb, size_t at,
+               uint8_t value, bool fix_csum)
+{
+  sane_superblock (sb);
+  md_sb_encode (sb, block);
+  block[at] = value;
+  if (fix_csum)
+    store_reference_checksum (block);
+}
+
+/* A byte of events changed, the checksum not: decode refuses it for
+ * the checksum, yet every field is decoded, with the checksum it
+ * should have; md_sb_only_csum_wrong says so, and says no when there
+ * is another fault, or none, or no superblock. */
+static unsigned
+check_bad_checksum (void)
+{
+  static const struct {
+    const char *what;
+    size_t at;
+    uint8_t value;
+    bool fix_csum, only_csum;
+  } cases[] = {
+    { "a byte of events changed", 200, 0x42, false, true },
+    { "a byte of pad0 changed too", 12, 1, false, false },
+    { "level 4 (md_sb_check refuses it)", 72, 4, false, false },
+    { "no fault at all", 200, 0, false, false },
+    { "pad0 with a right checksum", 12, 1, true, false },
+    { "no magic", 0, 0, false, false },
+  };
+  static struct md_superblock in, out;
+  uint64_t member_bytes = (264192 + 0x300000ULL) * 512;
+  uint8_t block[MD_SB_BLOCK_BYTES];
+  uint32_t written;
+  bool no_magic;
+  char err[256];
+  size_t i;
+
+  damaged_block (block, &in, 200, 0x42, false);
+  written = le32_get (block + CSUM_OFFSET);
+  in.events = 0x42;
+  if (decode (block, &out, &no_magic, true, err, sizeof err) == 0)
+    fail ("decode accepted a superblock with a wrong checksum");
+  else if (!strstr (err, "sb_csum") || no_magic)
+    fail ("decode refused a wrong checksum, but not for it: \"%s\"%s",
+          err, no_magic ? " (no_magic set)" : "");
+  compare_superblocks (&in, &out);
+  if (out.sb_csum != written)
+    fail ("a wrong checksum: sb_csum 0x%08x, written 0x%08x", out.sb_csum,
+          written);
+  if (out.csum_expected != reference_checksum (block) ||
+      out.csum_expected == written)
+    fail ("a wrong checksum: csum_expected 0x%08x, reference 0x%08x",
+          out.csum_expected, reference_checksum (block));
+
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    damaged_block (block, &in, cases[i].at, cases[i].value,
+                   cases[i].fix_csum);
+    if (decode (block, &out, &no_magic, false, err, sizeof err) == 0) {
+      if (cases[i].only_csum ||
+          md_sb_only_csum_wrong (block, &out, member_bytes))
+        fail ("%s: decode accepted it, or md_sb_only_csum_wrong said yes",
+              cases[i].what);
+      continue;
+    }
+    if (!cases[i].fix_csum && !no_magic && !strstr (err, "sb_csum"))
+      fail ("%s: the checksum is not the fault reported: \"%s\"",
+            cases[i].what, err);
+    if (md_sb_only_csum_wrong (block, &out, member_bytes) !=
+        cases[i].only_csum)
+      fail ("%s: md_sb_only_csum_wrong says %s", cases[i].what,
+            cases[i].only_csum ? "no" : "yes");
+  }
+  return sizeof cases / sizeof cases[0];
+}
+
 int
 main (void)
 {
-  unsigned checksums, refused, semantic;
+  unsigned checksums, refused, semantic, bad_csum;
 
   check_round_trip (128);
   check_round_trip (384);
@@ -499,6 +581,7 @@ main (void)
   checksums = check_checksums ();
   refused = check_refusals ();
   semantic = check_semantics ();
+  bad_csum = check_bad_checksum ();
   if (failures) {
     printf ("test-superblock: %u failures\n", failures);
     return EXIT_FAILURE;
@@ -506,7 +589,8 @@ main (void)
   printf ("test-superblock: round trip of every field (max_dev 128, 384), "
           "golden bytes at md's offsets, %u checksums match the reference, "
           "%u kinds of damage refused with distinct messages, %u "
-          "inconsistent superblocks refused by md_sb_check\n",
-          checksums, refused, semantic);
+          "inconsistent superblocks refused by md_sb_check, a wrong "
+          "checksum decoded in full, md_sb_only_csum_wrong right in %u "
+          "cases\n", checksums, refused, semantic, bad_csum);
   return EXIT_SUCCESS;
 }

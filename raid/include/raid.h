@@ -458,7 +458,9 @@ struct raid_member_info {
   bool has_recovery_offset;
   int32_t bitmap_offset_sectors;        /* from the superblock */
   char device_uuid[37];
-  uint32_t checksum;            /* correct: the read checked it */
+  /* sb_csum as read, and what it should be (they differ only when
+   * raid_examine gives 1). */
+  uint32_t checksum, checksum_expected;
   uint64_t events;
   uint32_t corrected_reads;
   unsigned dev_number;
@@ -477,8 +479,10 @@ struct raid_member_info {
   uint64_t bitmap_events, bitmap_events_cleared;
   uint64_t bitmap_chunks, bitmap_dirty;
 };
-/* Read spec's superblock (and bitmap).  0, or -1 with a one-line reason
- * (naming spec) in err. */
+/* Read spec's superblock (and bitmap).  0; or -1 with a one-line reason
+ * (naming spec) in err; or 1 when only the superblock's checksum is
+ * wrong: err says so, and info describes the superblock all the same,
+ * as mdadm --examine does. */
 int raid_examine (const char *spec, struct raid_member_info *info,
                   char *err, size_t errlen);
 

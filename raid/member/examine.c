@@ -127,6 +127,7 @@ describe (struct member *m, const struct md_superblock *sb,
   info->bitmap_offset_sectors = sb->bitmap_offset_sectors;
   md_uuid_format (sb->device_uuid, info->device_uuid);
   info->checksum = sb->sb_csum;
+  info->checksum_expected = sb->csum_expected;
   info->events = sb->events;
   info->corrected_reads = sb->cnt_corrected_read;
   info->dev_number = sb->dev_number;
@@ -149,7 +150,6 @@ raid_examine (const char *spec, struct raid_member_info *info, char *err,
   struct member_open_options mo = { .readonly = true };
   struct md_superblock *sb = malloc (sizeof *sb);
   struct member *m = NULL;
-  bool none;
   int r = -1;
 
   if (!sb) {
@@ -157,10 +157,10 @@ raid_examine (const char *spec, struct raid_member_info *info, char *err,
     return -1;
   }
   m = member_open (spec, &mo, err, errlen);
-  if (m && md_sb_read (m, sb, &none, err, errlen) == 0) {
+  if (m)
+    r = md_sb_read_examine (m, sb, err, errlen);
+  if (r >= 0)
     describe (m, sb, info);
-    r = 0;
-  }
   member_close (m);
   free (sb);
   return r;

@@ -50,9 +50,11 @@ other_metadata (struct member *m, uint8_t *b)
   return NULL;
 }
 
-int
-md_sb_read (struct member *m, struct md_superblock *sb, bool *no_superblock,
-            char *err, size_t errlen)
+/* md_sb_read, and with show_bad_csum md_sb_read_examine. */
+static int
+read_superblock (struct member *m, struct md_superblock *sb,
+                 bool *no_superblock, bool show_bad_csum, char *err,
+                 size_t errlen)
 {
   uint8_t *b = block_alloc ();
   char why[320];
@@ -85,12 +87,30 @@ md_sb_read (struct member *m, struct md_superblock *sb, bool *no_superblock,
     else
       snprintf (err, errlen, "%s: %s%s", m->name,
                 *no_superblock ? "" : "bad md superblock: ", why);
+    if (show_bad_csum && md_sb_only_csum_wrong (b, sb, m->size_bytes))
+      r = 1;
     goto out;
   }
   r = 0;
  out:
   free (b);
   return r;
+}
+
+int
+md_sb_read (struct member *m, struct md_superblock *sb, bool *no_superblock,
+            char *err, size_t errlen)
+{
+  return read_superblock (m, sb, no_superblock, false, err, errlen);
+}
+
+int
+md_sb_read_examine (struct member *m, struct md_superblock *sb, char *err,
+                    size_t errlen)
+{
+  bool none;
+
+  return read_superblock (m, sb, &none, true, err, errlen);
 }
 
 int

@@ -67,7 +67,11 @@ print_text (const char *path, const struct raid_member_info *m)
   printf ("          State : %s\n", m->clean ? "clean" : "active");
   printf ("    Device UUID : %s\n\n", m->device_uuid);
   printf ("    Update Time : %s\n", md_time (m->utime, t, sizeof t));
-  printf ("       Checksum : %08x - correct\n", m->checksum);
+  if (m->checksum == m->checksum_expected)
+    printf ("       Checksum : %08x - correct\n", m->checksum);
+  else
+    printf ("       Checksum : %08x - expected %08x\n", m->checksum,
+            m->checksum_expected);
   printf ("         Events : %" PRIu64 "\n", m->events);
   printf ("Corrected Reads : %u\n\n", m->corrected_reads);
   if (l->layouts)
@@ -120,9 +124,9 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
   printf (", \"data_offset_sectors\": %" PRIu64
           ", \"data_size_sectors\": %" PRIu64 ", \"size_sectors\": %" PRIu64
           ", \"array_bytes\": %" PRIu64 ", \"feature_map\": %u"
-          ", \"checksum\": \"%08x\"", m->data_offset_sectors,
-          m->data_size_sectors, m->size_sectors, m->array_bytes,
-          m->feature_map, m->checksum);
+          ", \"checksum\": \"%08x\", \"checksum_expected\": \"%08x\"",
+          m->data_offset_sectors, m->data_size_sectors, m->size_sectors,
+          m->array_bytes, m->feature_map, m->checksum, m->checksum_expected);
   if (m->has_bitmap && !m->bitmap_why[0])
     printf (", \"bitmap\": {\"chunk_bytes\": %u, \"events\": %" PRIu64
             ", \"events_cleared\": %" PRIu64 ", \"chunks\": %" PRIu64
@@ -178,7 +182,9 @@ is_config (const char *arg)
 }
 
 /* nbdraid examine [--json] MEMBER|CONFIG...: each member's superblock,
- * each config's controllers; 1 if any could not be read. */
+ * each config's controllers; 1 if any could not be read or is damaged
+ * (one whose checksum alone is wrong is shown all the same, as mdadm
+ * shows it). */
 int
 cmd_examine (int argc, char **argv)
 {
@@ -188,7 +194,7 @@ cmd_examine (int argc, char **argv)
   };
   static struct raid_member_info info;
   bool json = false, first = true;
-  int c, status = 0;
+  int c, r, status = 0;
   char err[512];
 
   while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1) {
@@ -212,11 +218,14 @@ cmd_examine (int argc, char **argv)
       first = false;
       continue;
     }
-    if (raid_examine (path, &info, err, sizeof err) == -1) {
+    r = raid_examine (path, &info, err, sizeof err);
+    if (r != 0) {
       fprintf (stderr, "nbdraid: %s\n", err);
       status = 1;
     }
-    else if (json) {
+    if (r == -1)
+      continue;
+    if (json) {
       print_json (path, &info, first);
       first = false;
     }
