@@ -16,6 +16,7 @@
 #include "array.h"
 #include "config-file.h"
 #include "superblock-io.h"
+#include "uri-same.h"
 
 static int
 refuse (char *err, size_t errlen, const char *fmt, ...)
@@ -160,8 +161,8 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
 }
 
 /* Does slot s hold the device path names, by whatever name it is given
- * (a relative spelling, a symlink, /dev/disk/by-id/... for /dev/sdb)?
- * An NBD URI is only ever its own text. */
+ * (a relative spelling, a symlink, /dev/disk/by-id/... for /dev/sdb; an
+ * NBD URI spelt another way, as uri_same has it)? */
 static bool
 slot_is (const struct raid_slot *s, const char *path)
 {
@@ -170,7 +171,7 @@ slot_is (const struct raid_slot *s, const char *path)
   if (strcmp (s->path, path) == 0)
     return true;
   if (raid_spec_is_uri (path) || raid_spec_is_uri (s->path))
-    return false;
+    return uri_same (s->path, path);
   return s->io ? member_is (s->io, path) : config_same_path (s->path, path);
 }
 

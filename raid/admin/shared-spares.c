@@ -34,7 +34,8 @@ owns_uuid (const struct raid_array *a, const uint8_t *uuid)
   return false;
 }
 
-/* Does a, or an array nested in it, use path already? */
+/* Does a, or an array nested in it, use path already, by whatever
+ * spelling? */
 static bool
 holds_path (struct raid_array *a, const char *path)
 {
@@ -42,14 +43,14 @@ holds_path (struct raid_array *a, const char *path)
 
   for (i = 0; i < a->geo.members + a->nspares; i++) {
     const struct raid_slot *s = array_slot (a, i);
-    if (s->path && strcmp (s->path, path) == 0)
+    if (s->path && config_same_path (s->path, path))
       return true;
   }
   for (i = 0; i < a->nchildren; i++)
     if (holds_path (a->children[i], path))
       return true;
   for (i = 0; i < a->nshared; i++)
-    if (strcmp (a->shared[i], path) == 0)
+    if (config_same_path (a->shared[i], path))
       return true;
   return false;
 }

@@ -20,6 +20,7 @@
 #include "config-file.h"
 #include "geometry.h"
 #include "raid.h"
+#include "uri-same.h"
 
 struct parse_state {
   struct raid_config *top;
@@ -154,9 +155,14 @@ resolve_path (struct parse_state *st, const char *path)
 bool
 config_same_path (const char *a, const char *b)
 {
-  char *ra = realpath (a, NULL), *rb = realpath (b, NULL);
-  bool same = ra && rb ? strcmp (ra, rb) == 0 : strcmp (a, b) == 0;
+  char *ra, *rb;
+  bool same;
 
+  if (raid_spec_is_uri (a) || raid_spec_is_uri (b))
+    return uri_same (a, b);
+  ra = realpath (a, NULL);
+  rb = realpath (b, NULL);
+  same = ra && rb ? strcmp (ra, rb) == 0 : strcmp (a, b) == 0;
   free (ra);
   free (rb);
   return same;

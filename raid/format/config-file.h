@@ -45,8 +45,8 @@ void raid_config_text_free (struct raid_config_text *t);
 /* "128K", "1M", "4096": bytes, binary suffixes K M G T.  -1 if bad. */
 int raid_parse_size (const char *s, uint64_t *bytes);
 
-/* Two spellings of one file ("d0.img", "./d0.img", a symlink) are the
- * same member. */
+/* Two spellings of one file ("d0.img", "./d0.img", a symlink), or of
+ * one NBD export (uri_same), are the same member. */
 bool config_same_path (const char *a, const char *b);
 
 #endif

@@ -1,6 +1,7 @@
 # raid/format: pure, no I/O: little-endian helpers, the md superblock
 # and bitmap encodings, the level table, the geometry of every level,
-# parity (ISA-L), the config file, controller placement.
+# parity (ISA-L), the config file, controller placement, NBD URI
+# spellings.
 noinst_LTLIBRARIES += %reldir%/libformat.la
 %canon_reldir%_libformat_la_SOURCES = \
 	%reldir%/bitmap-format.c %reldir%/bitmap-format.h \
@@ -17,7 +18,8 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/member-spec.c \
 	%reldir%/parity.c %reldir%/parity.h \
 	%reldir%/parity-locate.c \
-	%reldir%/superblock.c %reldir%/superblock.h
+	%reldir%/superblock.c %reldir%/superblock.h \
+	%reldir%/uri-same.c %reldir%/uri-same.h
 %canon_reldir%_libformat_la_CPPFLAGS = $(FORMAT_INCLUDES)
 %canon_reldir%_libformat_la_CFLAGS = $(ENGINE_CFLAGS) $(ISAL_CFLAGS) \
 	$(INIH_CFLAGS)
@@ -27,7 +29,8 @@ check_PROGRAMS += \
 	%reldir%/test-geometry \
 	%reldir%/test-level \
 	%reldir%/test-parity \
-	%reldir%/test-superblock
+	%reldir%/test-superblock \
+	%reldir%/test-uri-same
 %canon_reldir%_test_config_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_config_LDADD = raid/libraid.la
 %canon_reldir%_test_geometry_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
@@ -38,3 +41,5 @@ check_PROGRAMS += \
 %canon_reldir%_test_parity_LDADD = raid/libraid.la
 %canon_reldir%_test_superblock_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_superblock_LDADD = raid/libraid.la
+%canon_reldir%_test_uri_same_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_uri_same_LDADD = raid/libraid.la

@@ -5,19 +5,21 @@
 #include <config.h>
 
 #include <string.h>
+#include <strings.h>
 
 #include "raid.h"
 
 #define ARRAY_PREFIX "array:"
 
-/* Is spec an NBD URI, rather than a path or a nested array? */
+/* Is spec an NBD URI, rather than a path or a nested array?  In any
+ * case: a URI's scheme is case-insensitive (RFC 3986). */
 bool
 raid_spec_is_uri (const char *spec)
 {
-  return strncmp (spec, "nbd://", 6) == 0 ||
-    strncmp (spec, "nbds://", 7) == 0 ||
-    strncmp (spec, "nbd+unix://", 11) == 0 ||
-    strncmp (spec, "nbds+unix://", 12) == 0;
+  return strncasecmp (spec, "nbd://", 6) == 0 ||
+    strncasecmp (spec, "nbds://", 7) == 0 ||
+    strncasecmp (spec, "nbd+unix://", 11) == 0 ||
+    strncasecmp (spec, "nbds+unix://", 12) == 0;
 }
 
 const char *

@@ -190,6 +190,10 @@ main (void)
                 "t.conf:2: RAID6 left-symmetric needs at least 4 members");
   expect_error ("[array]\nlevel = 1\n[members]\nmember = a foo=1\n",
                 "t.conf:4: unknown member option 'foo=1'");
+  /* One NBD export, spelt two ways. */
+  expect_error ("[array]\nlevel = 1\n[members]\nmember = nbd://host/x\n"
+                "member = NBD://Host:10809/%78\n",
+                "t.conf:5: NBD://Host:10809/%78 is listed twice");
   expect_error ("[array]\nlevel = 1\ncontrollers = c0\n" MEMBERS,
                 "t.conf:6: controller 'c1' is not one of those declared");
   expect_error ("[array]\nlevel = 1\nbitmap = maybe\n" MEMBERS,
@@ -220,7 +224,7 @@ main (void)
     return 1;
   }
   check_durations ();
-  printf ("test-config: every key parsed, 22 bad configs refused by "
+  printf ("test-config: every key parsed, 23 bad configs refused by "
           "file:line, durations parsed\n");
   return 0;
 }

@@ -155,8 +155,8 @@ const char *raid_layout_name (int md_level, uint32_t layout, char *buf,
 /* ---- arrays ------------------------------------------------------ */
 
 /* A member as the config names it: a path, an NBD URI (nbd://,
- * nbds://, nbd+unix://, nbds+unix://), or "array:NAME" for the nested
- * array NAME. */
+ * nbds://, nbd+unix://, nbds+unix://, in any case), or "array:NAME"
+ * for the nested array NAME. */
 bool raid_spec_is_uri (const char *spec);
 /* The NAME of an "array:NAME" spec, or NULL. */
 const char *raid_spec_array (const char *spec);
