@@ -1,9 +1,11 @@
-/* nbdkit-raid-plugin: serve an md-compatible RAID array over NBD.
+/* nbdkit-raid-plugin: serve md-compatible RAID arrays over NBD.
  *
  *   nbdkit raid /etc/nbdraid/media.conf
+ *   nbdkit raid dir=/etc/nbdraid
  *
  * The engine (raid/) does the work; this file maps nbdkit's callbacks
- * onto it.  All state is global, so flush on one connection makes
+ * onto it, for the array each connection asked for (arrays.c).  An
+ * array's state is shared by its connections, so flush on one makes
  * every connection's writes durable (can_multi_conn).
  */
 #include <config.h>
@@ -19,19 +21,22 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "control.h"
+#include "arrays.h"
 #include "notice.h"
 #include "raid.h"
 #include "server-readonly.h"
 
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
-static char *config_path;
 static bool readonly;
 static bool degraded;
-static struct raid_config cfg;
-static struct raid_array *array;
-static struct control *control;
+
+/* The array of a connection's handle. */
+static struct raid_array *
+A (void *handle)
+{
+  return ((struct served *) handle)->array;
+}
 
 /* Stripe buffers are a few hundred KiB to a few MiB per request: keep
  * them in malloc's arenas rather than mapping and unmapping (and
@@ -43,27 +48,24 @@ plugin_load (void)
   mallopt (M_TRIM_THRESHOLD, 128 * 1024 * 1024);
 }
 
-/* Stop the control plane, then stop the array cleanly and free it. */
+/* Stop the control planes, then stop the arrays cleanly and free
+ * them. */
 static void
 plugin_unload (void)
 {
-  control_free (control);
-  raid_close (array);
-  raid_config_free (&cfg);
-  free (config_path);
+  arrays_free ();
 }
 
 /* Called for each key=value passed on the command line: config=FILE
- * (the magic key), readonly= and degraded=. */
+ * (the magic key) and dir=DIR, as often as wanted; readonly= and
+ * degraded=. */
 static int
 plugin_config (const char *key, const char *value)
 {
-  if (strcmp (key, "config") == 0) {
-    free (config_path);
-    config_path = nbdkit_realpath (value);
-    if (!config_path)
-      return -1;
-  }
+  if (strcmp (key, "config") == 0)
+    return arrays_add_config (value);
+  else if (strcmp (key, "dir") == 0)
+    return arrays_add_dir (value);
   else if (strcmp (key, "readonly") == 0 || strcmp (key, "degraded") == 0) {
     int r = nbdkit_parse_bool (value);
     if (r == -1)
@@ -71,32 +73,23 @@ plugin_config (const char *key, const char *value)
     *(key[0] == 'r' ? &readonly : &degraded) = r;
   }
   else {
-    nbdkit_error ("unknown parameter '%s' (expected config=FILE, "
+    nbdkit_error ("unknown parameter '%s' (expected config=FILE, dir=DIR, "
                   "readonly=BOOL or degraded=BOOL)", key);
     return -1;
   }
   return 0;
 }
 
-/* Check that a config file was given, and load it. */
+/* Check that a config file was given, and load them. */
 static int
 plugin_config_complete (void)
 {
-  char err[1024];
-
-  if (!config_path) {
-    nbdkit_error ("a config file is required: nbdkit raid FILE.conf");
-    return -1;
-  }
-  if (raid_config_load (config_path, &cfg, err, sizeof err) == -1) {
-    nbdkit_error ("%s", err);
-    return -1;
-  }
-  return 0;
+  return arrays_load ();
 }
 
 #define plugin_config_help \
-  "[config=]FILE      (required) The array's config file.\n" \
+  "[config=]FILE      The array's config file (again for more arrays).\n" \
+  "dir=DIR            Serve every DIR/*.conf, each as its array's export.\n" \
   "readonly=true      Open the members read-only.\n" \
   "degraded=true      Start even with members missing (mdadm --run)."
 
@@ -120,17 +113,6 @@ log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
   }
 }
 
-/* Events go to the control plane once it exists. */
-static void
-forward_event (void *opaque, enum raid_event event, const char *name,
-               const char *member, const char *detail)
-{
-  control_event (control, event, name, member, detail);
-}
-
-/* Clients connected now, for nbdraid stop. */
-static unsigned connections;
-
 /* nbdraid stop (as mdadm --stop): end nbdkit, which unloads the plugin
  * and so stops the array cleanly.  Not under connected clients unless
  * forced, as md will not stop an array in use; nbdkit then exits when
@@ -138,12 +120,16 @@ static unsigned connections;
 static int
 stop_server (bool force, char *err, size_t errlen)
 {
-  unsigned n = __atomic_load_n (&connections, __ATOMIC_RELAXED);
+  unsigned n = arrays_connections ();
+  char names[1024];
 
   if (n && !force) {
-    snprintf (err, errlen, "array %s has %u client%s connected; with "
-              "--force it stops once %s gone", cfg.name, n,
-              n == 1 ? "" : "s", n == 1 ? "it has" : "they have");
+    arrays_names (names, sizeof names);
+    snprintf (err, errlen, "%s %s %s %u client%s connected; with "
+              "--force it stops once %s gone", strchr (names, ',')
+              ? "arrays" : "array", names, strchr (names, ',')
+              ? "have" : "has", n, n == 1 ? "" : "s",
+              n == 1 ? "it has" : "they have");
     return -1;
   }
   nbdkit_shutdown ();
@@ -155,74 +141,55 @@ static int
 plugin_get_ready (void)
 {
   struct raid_options opts = { .readonly = readonly, .degraded = degraded,
-    .log = log_to_nbdkit, .event = forward_event };
-  struct raid_shape shape;
-  char err[1024], layout[32];
+    .log = log_to_nbdkit };
 
   notice_start ();
   /* With nbdkit -r nothing may write, metadata and rebuilds included. */
   if (!readonly && server_readonly ()) {
-    nbdkit_debug ("nbdkit -r: the array is read-only");
+    nbdkit_debug ("nbdkit -r: the arrays are read-only");
     opts.readonly = readonly = true;
   }
-  control = control_new (&cfg);
-  if (control)
-    control_set_stop (control, stop_server);
-  if (!control) {
-    nbdkit_error ("%m");
-    return -1;
-  }
-  array = raid_assemble (&cfg, &opts, err, sizeof err);
-  if (!array) {
-    nbdkit_error ("%s", err);
-    return -1;
-  }
-  raid_get_shape (array, &shape);
-  nbdkit_debug ("array %s: RAID%d %s, %u members, chunk %" PRIu64
-                ", %" PRIu64 " bytes", cfg.name, shape.level,
-                raid_layout_name (shape.level, shape.layout, layout,
-                                  sizeof layout),
-                shape.members, shape.chunk_bytes, shape.array_bytes);
-  if (!raid_clean (array))
-    nbdkit_debug ("array %s needs a resync: it will run in the background",
-                  cfg.name);
-  if (control_listen (control, err, sizeof err) == -1) {
-    nbdkit_error ("%s", err);
-    return -1;
-  }
-  return 0;
+  return arrays_assemble (&opts, stop_server);
 }
 
-/* Threads only after the fork: member I/O, and the control plane. */
+/* Threads only after the fork: member I/O, and the control planes. */
 static int
 plugin_after_fork (void)
 {
-  char err[1024];
-
-  if (raid_start (array) == -1) {
-    nbdkit_error ("starting the member I/O threads: %m");
-    return -1;
-  }
-  if (control_start (control, array, err, sizeof err) == -1) {
-    nbdkit_error ("%s", err);
-    return -1;
-  }
-  return 0;
+  return arrays_start ();
 }
 
-/* Every connection serves the one array: no per-connection state. */
+/* The export name picks the array: "" the only one, when there is one. */
+static int
+plugin_list_exports (int ro, int is_tls, struct nbdkit_exports *exports)
+{
+  return arrays_list (exports);
+}
+
+static const char *
+plugin_default_export (int ro, int is_tls)
+{
+  return arrays_default ();
+}
+
+/* A connection's handle is the array it asked for. */
 static void *
 plugin_open (int ro)
 {
-  __atomic_add_fetch (&connections, 1, __ATOMIC_RELAXED);
-  return array;
+  struct served *s = arrays_find (nbdkit_export_name ());
+
+  if (s)
+    __atomic_add_fetch (&s->connections, 1, __ATOMIC_RELAXED);
+  return s;
 }
 
 /* A client went. */
 static void
 plugin_close (void *handle)
 {
-  __atomic_sub_fetch (&connections, 1, __ATOMIC_RELAXED);
+  struct served *s = handle;
+
+  __atomic_sub_fetch (&s->connections, 1, __ATOMIC_RELAXED);
 }
 
 
@@ -230,7 +197,7 @@ plugin_close (void *handle)
 static int64_t
 plugin_get_size (void *handle)
 {
-  return (int64_t) raid_size (array);
+  return (int64_t) raid_size (A (handle));
 }
 
 /* Writable unless readonly=true, nbdkit -r or nbdraid readonly (asked
@@ -239,7 +206,7 @@ plugin_get_size (void *handle)
 static int
 plugin_can_write (void *handle)
 {
-  return !raid_readonly (array);
+  return !raid_readonly (A (handle));
 }
 
 /* Allow multiple parallel connections from a single client: all state
@@ -268,14 +235,14 @@ plugin_can_flush (void *handle)
 static int
 plugin_can_trim (void *handle)
 {
-  return !raid_readonly (array);
+  return !raid_readonly (A (handle));
 }
 
 /* Zero when writable: whole stripes are deallocated on every member. */
 static int
 plugin_can_zero (void *handle)
 {
-  return !raid_readonly (array);
+  return !raid_readonly (A (handle));
 }
 
 /* Extents: holes where the members report them. */
@@ -294,7 +261,7 @@ plugin_block_size (void *handle, uint32_t *minimum, uint32_t *preferred,
   struct raid_shape shape;
   uint64_t stripe, pref;
 
-  raid_get_shape (array, &shape);
+  raid_get_shape (A (handle), &shape);
   stripe = shape.stripe_bytes;
   pref = (stripe & (stripe - 1)) == 0 ? stripe : shape.unit_bytes;
 
@@ -319,7 +286,7 @@ static int
 plugin_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
 {
-  return engine_result (raid_read (array, buf, count, offset));
+  return engine_result (raid_read (A (handle), buf, count, offset));
 }
 
 /* Write data to the array. */
@@ -327,7 +294,7 @@ static int
 plugin_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
              uint32_t flags)
 {
-  return engine_result (raid_write (array, buf, count, offset,
+  return engine_result (raid_write (A (handle), buf, count, offset,
                                     flags & NBDKIT_FLAG_FUA));
 }
 
@@ -335,7 +302,7 @@ plugin_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
 static int
 plugin_flush (void *handle, uint32_t flags)
 {
-  return engine_result (raid_flush (array));
+  return engine_result (raid_flush (A (handle)));
 }
 
 /* Trim by zeroing, which keeps parity and copies consistent; whole
@@ -343,7 +310,7 @@ plugin_flush (void *handle, uint32_t flags)
 static int
 plugin_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
-  return engine_result (raid_zero (array, count, offset,
+  return engine_result (raid_zero (A (handle), count, offset,
                                    flags & NBDKIT_FLAG_FUA));
 }
 
@@ -352,7 +319,7 @@ static int
 plugin_zero (void *handle, uint32_t count, uint64_t offset,
                  uint32_t flags)
 {
-  return engine_result (raid_zero (array, count, offset,
+  return engine_result (raid_zero (A (handle), count, offset,
                                    flags & NBDKIT_FLAG_FUA));
 }
 
@@ -370,7 +337,7 @@ static int
 plugin_extents (void *handle, uint32_t count, uint64_t offset,
                  uint32_t flags, struct nbdkit_extents *extents)
 {
-  return engine_result (raid_extents (array, count, offset, add_extent,
+  return engine_result (raid_extents (A (handle), count, offset, add_extent,
                                       extents));
 }
 
@@ -386,6 +353,8 @@ static struct nbdkit_plugin plugin = {
   .config_help = plugin_config_help,
   .get_ready = plugin_get_ready,
   .after_fork = plugin_after_fork,
+  .list_exports = plugin_list_exports,
+  .default_export = plugin_default_export,
   .open = plugin_open,
   .close = plugin_close,
   .get_size = plugin_get_size,

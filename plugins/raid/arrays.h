@@ -1,0 +1,48 @@
+/* nbdkit-raid-plugin: the arrays one server serves (arrays.c). */
+#ifndef NBDRAID_ARRAYS_H
+#define NBDRAID_ARRAYS_H
+
+#include <stdbool.h>
+
+#include <nbdkit-plugin.h>
+
+#include "control.h"
+#include "raid.h"
+
+/* One array: its config, the array once assembled, its control plane
+ * and the clients connected to it. */
+struct served {
+  char *path;                   /* the config file */
+  struct raid_config cfg;
+  bool loaded;                  /* cfg holds the parsed file */
+  struct raid_array *array;     /* NULL: left out */
+  struct control *control;
+  unsigned connections;
+};
+
+/* config=FILE (again and again) and dir=DIR (its *.conf files). */
+int arrays_add_config (const char *path);
+int arrays_add_dir (const char *dir);
+/* Parse every config.  0, or -1 after nbdkit_error. */
+int arrays_load (void);
+/* Assemble each array and open its control socket.  With one config
+ * any failure is fatal, as it always was; with several an array that
+ * fails is reported and left out, and only none at all is fatal. */
+int arrays_assemble (const struct raid_options *opts,
+                     control_stop_fn stop);
+/* After nbdkit's fork: the member I/O threads and the control loops. */
+int arrays_start (void);
+/* The array an export name asks for: "" is the only array when there
+ * is one; NULL with nbdkit_error when no array is named so. */
+struct served *arrays_find (const char *export_name);
+/* nbdkit's export list: each array's name and what it is. */
+int arrays_list (struct nbdkit_exports *exports);
+/* The default export's name: the only array's; "" when several. */
+const char *arrays_default (void);
+/* Clients connected to any array. */
+unsigned arrays_connections (void);
+/* The names, comma-separated, for messages. */
+void arrays_names (char *buf, size_t len);
+void arrays_free (void);
+
+#endif
