@@ -12,9 +12,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
@@ -173,10 +176,64 @@ shares_device (const struct raid_config *cfg, const struct served *upto,
   return false;
 }
 
+/* Whether cfg's array would start degraded: assembled read-only (so
+ * that nothing is written), then let go. */
+static bool
+startable_degraded (const struct raid_config *cfg,
+                    const struct raid_options *opts)
+{
+  struct raid_options trial = *opts;
+  struct raid_array *a;
+  char why[1024];
+
+  trial.readonly = trial.degraded = true;
+  trial.log = NULL;
+  trial.event = NULL;
+  a = raid_assemble (cfg, &trial, why, sizeof why);
+  raid_close (a);
+  return a != NULL;
+}
+
+/* mdadm's last resort (mdadm-last-resort@.timer): an array that lacks
+ * members it could start without waits for them up to wait_s seconds,
+ * trying again every second (a disk still spinning up, a shelf still
+ * booting), then starts degraded, and says so. */
+static struct raid_array *
+assemble_waiting (const struct raid_config *cfg,
+                  const struct raid_options *opts, uint64_t wait_s,
+                  char *err, size_t errlen)
+{
+  struct raid_options last = *opts;
+  struct raid_array *a;
+  struct timespec start, now;
+  char msg[1200];
+
+  clock_gettime (CLOCK_MONOTONIC, &start);
+
+  for (;;) {
+    a = raid_assemble (cfg, opts, err, errlen);
+    if (a || opts->degraded || wait_s == 0 ||
+        !startable_degraded (cfg, opts))
+      return a;
+    clock_gettime (CLOCK_MONOTONIC, &now);
+    if ((uint64_t) (now.tv_sec - start.tv_sec) >= wait_s)
+      break;
+    sleep (1);
+  }
+  last.degraded = true;
+  snprintf (msg, sizeof msg, "array %s: started degraded after waiting "
+            "%" PRIu64 " s: %s", cfg->name, wait_s, err);
+  a = raid_assemble (cfg, &last, err, errlen);
+  if (a && opts->log)
+    opts->log (opts->log_opaque, RAID_LOG_WARNING, msg);
+  return a;
+}
+
 /* Assemble s; -1 with the reason in err. */
 static int
 assemble_one (struct served *s, const struct raid_options *defaults,
-              control_stop_fn stop, char *err, size_t errlen)
+              uint64_t wait_s, control_stop_fn stop, char *err,
+              size_t errlen)
 {
   struct raid_options opts = *defaults;
   const struct served *o;
@@ -195,14 +252,15 @@ assemble_one (struct served *s, const struct raid_options *defaults,
   }
   opts.event = control_event;
   opts.log_opaque = s->control;
-  s->array = raid_assemble (&s->cfg, &opts, err, errlen);
+  s->array = assemble_waiting (&s->cfg, &opts, wait_s, err, errlen);
   if (!s->array)
     return -1;
   return control_listen (s->control, err, errlen);
 }
 
 int
-arrays_assemble (const struct raid_options *opts, control_stop_fn stop)
+arrays_assemble (const struct raid_options *opts, uint64_t wait_s,
+                 control_stop_fn stop)
 {
   char err[1024];
   unsigned i, up = 0;
@@ -212,7 +270,7 @@ arrays_assemble (const struct raid_options *opts, control_stop_fn stop)
 
     if (!s->loaded)
       continue;
-    if (assemble_one (s, opts, stop, err, sizeof err) == 0) {
+    if (assemble_one (s, opts, wait_s, stop, err, sizeof err) == 0) {
       up++;
       continue;
     }

@@ -27,8 +27,10 @@ int arrays_add_dir (const char *dir);
 int arrays_load (void);
 /* Assemble each array and open its control socket.  With one config
  * any failure is fatal, as it always was; with several an array that
- * fails is reported and left out, and only none at all is fatal. */
-int arrays_assemble (const struct raid_options *opts,
+ * fails is reported and left out, and only none at all is fatal.  An
+ * array short of members waits up to wait_s seconds for them, then
+ * starts degraded (mdadm's last resort). */
+int arrays_assemble (const struct raid_options *opts, uint64_t wait_s,
                      control_stop_fn stop);
 /* After nbdkit's fork: the member I/O threads and the control loops. */
 int arrays_start (void);

@@ -30,6 +30,7 @@
 
 static bool readonly;
 static bool degraded;
+static uint64_t degraded_after_s;
 
 /* The array of a connection's handle. */
 static struct raid_array *
@@ -57,8 +58,8 @@ plugin_unload (void)
 }
 
 /* Called for each key=value passed on the command line: config=FILE
- * (the magic key) and dir=DIR, as often as wanted; readonly= and
- * degraded=. */
+ * (the magic key) and dir=DIR, as often as wanted; readonly=,
+ * degraded= and degraded-after=. */
 static int
 plugin_config (const char *key, const char *value)
 {
@@ -66,6 +67,13 @@ plugin_config (const char *key, const char *value)
     return arrays_add_config (value);
   else if (strcmp (key, "dir") == 0)
     return arrays_add_dir (value);
+  else if (strcmp (key, "degraded-after") == 0) {
+    if (raid_parse_duration (value, &degraded_after_s) == -1) {
+      nbdkit_error ("degraded-after=%s: not a duration (30s, 5m, ...)",
+                    value);
+      return -1;
+    }
+  }
   else if (strcmp (key, "readonly") == 0 || strcmp (key, "degraded") == 0) {
     int r = nbdkit_parse_bool (value);
     if (r == -1)
@@ -74,7 +82,8 @@ plugin_config (const char *key, const char *value)
   }
   else {
     nbdkit_error ("unknown parameter '%s' (expected config=FILE, dir=DIR, "
-                  "readonly=BOOL or degraded=BOOL)", key);
+                  "readonly=BOOL, degraded=BOOL or degraded-after=DURATION)",
+                  key);
     return -1;
   }
   return 0;
@@ -91,7 +100,8 @@ plugin_config_complete (void)
   "[config=]FILE      The array's config file (again for more arrays).\n" \
   "dir=DIR            Serve every DIR/*.conf, each as its array's export.\n" \
   "readonly=true      Open the members read-only.\n" \
-  "degraded=true      Start even with members missing (mdadm --run)."
+  "degraded=true      Start even with members missing (mdadm --run).\n" \
+  "degraded-after=D   Wait D for missing members, then start degraded."
 
 /* Errors as nbdkit's errors; routine events and warnings are not
  * errors (notice.c). */
@@ -149,7 +159,7 @@ plugin_get_ready (void)
     nbdkit_debug ("nbdkit -r: the arrays are read-only");
     opts.readonly = readonly = true;
   }
-  return arrays_assemble (&opts, stop_server);
+  return arrays_assemble (&opts, degraded_after_s, stop_server);
 }
 
 /* Threads only after the fork: member I/O, and the control planes. */
