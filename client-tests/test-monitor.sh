@@ -5,7 +5,7 @@
 # check's end is RebuildFinished with mdadm's "mismatches found"; when
 # the server dies the monitor says DeviceDisappeared and, with
 # --no-reconnect, exits 1, or else waits and says NewArray when the
-# server is back.
+# server is back.  --mail hands the alarming events to sendmail.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -33,6 +33,32 @@ for ev in "DegradedArray test" "SparesMissing test 0 of 1 spares" \
   grep -qx "$ev" "$T/events" || die "--program did not get '$ev': $(cat "$T/events")"
 done
 echo "ok: a monitor started late reports DegradedArray, SparesMissing, TestMessage"
+
+# --mail: each alarming event (and the test) is one message to sendmail
+# -t; a sendmail that fails is reported and the monitor goes on.
+cat > "$T/sendmail" <<EOF2
+#!/bin/sh
+[ "\$1" = -t ] || exit 3
+{ cat; echo "----"; } >> "$T/mail"
+EOF2
+chmod +x "$T/sendmail"
+NBDRAID_SENDMAIL=$T/sendmail timeout 20 "$NBDRAID" monitor "$conf" \
+  --oneshot --test --mail admin@example.org > "$T/one.out" 2>&1 ||
+  die "monitor --mail: $(cat "$T/one.out")"
+[ "$(grep -c '^----$' "$T/mail")" = 3 ] || die "not 3 mails: $(cat "$T/mail")"
+for ev in DegradedArray SparesMissing TestMessage; do
+  grep -q "^Subject: $ev event on test:$(hostname)\$" "$T/mail" ||
+    die "no mail for $ev: $(cat "$T/mail")"
+done
+grep -q "^To: admin@example.org\$" "$T/mail" || die "To: $(cat "$T/mail")"
+grep -q "^A DegradedArray event had been detected on array test.\$" "$T/mail" ||
+  die "body: $(cat "$T/mail")"
+NBDRAID_SENDMAIL=/bin/false timeout 20 "$NBDRAID" monitor "$conf" \
+  --oneshot --test --mail admin@example.org > "$T/one.out" 2>&1 ||
+  die "monitor with a failing sendmail: $(cat "$T/one.out")"
+grep -q "mail to admin@example.org: /bin/false -t failed" "$T/one.out" ||
+  die "a failing sendmail was not reported: $(cat "$T/one.out")"
+echo "ok: --mail sent DegradedArray, SparesMissing, TestMessage"
 
 # A check's start and end, in mdadm's words.
 "$NBDRAID" monitor "$conf" --no-reconnect > "$T/mon.out" 2> "$T/mon.err" &

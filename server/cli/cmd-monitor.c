@@ -2,7 +2,7 @@
  * reports them.
  *
  *   nbdraid monitor CONFIG|--socket PATH [--program CMD] [--syslog]
- *                   [--oneshot] [--test] [--no-reconnect]
+ *                   [--mail ADDR] [--oneshot] [--test] [--no-reconnect]
  *
  * On connecting, the server first tells how the array stands
  * (DegradedArray, FailedArray, SparesMissing, RebuildStarted), then
@@ -11,7 +11,7 @@
  * waits for it to come back (NewArray), or with --no-reconnect exits 1;
  * a monitor started before the server waits for it the same way.
  * --oneshot reports how the array stands and exits, for cron; --test
- * adds a TestMessage, to try the --program or the syslog route.
+ * adds a TestMessage, to try the --program, syslog or mail route.
  */
 #include <config.h>
 
@@ -29,9 +29,10 @@
 
 #include "commands.h"
 #include "control-client.h"
+#include "monitor-mail.h"
 
 struct monitor {
-  const char *socket, *config, *program;
+  const char *socket, *config, *program, *mail;
   bool syslog, oneshot, test, reconnect;
   char array[64];               /* its name, once the server said it */
 };
@@ -78,8 +79,8 @@ run_program (const char *program, const char *event, const char *array,
     waitpid (pid, &status, 0);
 }
 
-/* Report one event: a timestamped line on stdout, syslog, the
- * program. */
+/* Report one event: a timestamped line on stdout, syslog, mail (the
+ * alarming ones), the program. */
 static void
 report (const struct monitor *mo, const char *event, const char *array,
         const char *member, const char *detail)
@@ -97,6 +98,8 @@ report (const struct monitor *mo, const char *event, const char *array,
     syslog (alarming (event) ? LOG_CRIT : LOG_INFO, "%s event on array %s%s%s"
             "%s%s", event, array, member[0] ? ": " : "", member,
             detail[0] ? ": " : "", detail);
+  if (mo->mail && (alarming (event) || strcmp (event, "TestMessage") == 0))
+    mail_event (mo->mail, event, array, member, detail);
   if (mo->program)
     run_program (mo->program, event, array, member, detail);
 }
@@ -176,6 +179,7 @@ cmd_monitor (int argc, char **argv)
     { "socket", required_argument, NULL, 'S' },
     { "program", required_argument, NULL, 'p' },
     { "syslog", no_argument, NULL, 'l' },
+    { "mail", required_argument, NULL, 'm' },
     { "oneshot", no_argument, NULL, '1' },
     { "test", no_argument, NULL, 't' },
     { "no-reconnect", no_argument, NULL, 'n' },
@@ -190,6 +194,7 @@ cmd_monitor (int argc, char **argv)
     case 'S': mo.socket = optarg; break;
     case 'p': mo.program = optarg; break;
     case 'l': mo.syslog = true; break;
+    case 'm': mo.mail = optarg; break;
     case '1': mo.oneshot = true; break;
     case 't': mo.test = true; break;
     case 'n': mo.reconnect = false; break;
@@ -229,6 +234,7 @@ cmd_monitor (int argc, char **argv)
   }
  usage:
   fprintf (stderr, "usage: nbdraid monitor CONFIG|--socket PATH [--program "
-           "CMD] [--syslog] [--oneshot] [--test] [--no-reconnect]\n");
+           "CMD] [--syslog] [--mail ADDR] [--oneshot] [--test] "
+           "[--no-reconnect]\n");
   return 2;
 }

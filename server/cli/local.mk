@@ -8,6 +8,7 @@ bin_PROGRAMS = %reldir%/nbdraid
 	%reldir%/cmd-create.c \
 	%reldir%/cmd-examine.c \
 	%reldir%/cmd-monitor.c \
+	%reldir%/monitor-mail.c %reldir%/monitor-mail.h \
 	%reldir%/cmd-zero.c \
 	%reldir%/control-client.c %reldir%/control-client.h \
 	%reldir%/commands.h \

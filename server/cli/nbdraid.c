@@ -33,7 +33,7 @@ static const struct {
   { "readonly", cmd_admin, NULL },
   { "readwrite", cmd_admin, NULL },
   { "monitor", cmd_monitor, "monitor CONFIG [--program CMD] [--syslog] "
-    "[--oneshot] [--test] [--no-reconnect]" },
+    "[--mail ADDR] [--oneshot] [--test] [--no-reconnect]" },
   { "wait", cmd_admin, NULL },
   { "stop", cmd_admin, NULL },
 };
