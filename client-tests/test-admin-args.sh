@@ -41,9 +41,11 @@ expect_usage speed-limit "$c" 1 2 3
 expect_usage wait "$c" now
 expect_usage readonly "$c" now
 expect_usage readwrite "$c" 1
+expect_usage reload "$c" now
 expect_usage status
 for verb in status fail remove add re-add replace check repair idle \
-            speed-limit readonly readwrite wait monitor create examine; do
+            speed-limit readonly readwrite reload wait monitor create \
+            examine; do
   out=$("$NBDRAID" $verb --help) || die "nbdraid $verb --help failed"
   grep -q "^usage: nbdraid $verb" <<< "$out" || die "$verb --help: $out"
 done

@@ -6,6 +6,7 @@
 # broken config, a second array of the same name and one that takes
 # another's member are each reported in one line and left out, while
 # the others serve.  Export "" is refused when there are several.
+# nbdraid reload serves a config added later.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdsh
@@ -92,11 +93,38 @@ fi
 grep -q "no array named 'nosuch' here (exports: double, mirror, parity)" \
   "$T/nbdkit.log" || die "export nosuch: $(tail -3 "$T/nbdkit.log")"
 
+# nbdraid reload serves a config added since, tells again what is
+# still left out, and touches nothing that serves.
+rm "$etc/broken.conf" "$etc/twin.conf"
+array extra 10 n2 64K 4
+if out=$("$NBDRAID" reload "$etc/mirror.conf" 2>&1); then
+  die "reload with the thief still there succeeded: $out"
+fi
+grep -q "serving array extra from $etc/extra.conf" <<< "$out" ||
+  die "reload: $out"
+grep -q "left out: $etc/thief.conf: array thief: $T/parity/d0.img is a device of array parity" <<< "$out" ||
+  die "reload: $out"
+rm "$etc/thief.conf"
+out=$("$NBDRAID" reload "$etc/double.conf") || die "second reload: $out"
+[ "$out" = "nothing new to serve" ] || die "second reload: $out"
+[ "$(nbdinfo --list --json "$uri" | python3 -c 'import json,sys; print(sorted(e["export-name"] for e in json.load(sys.stdin)["exports"]))')" = \
+  "['double', 'extra', 'mirror', 'parity']" ] || die "not four exports"
+u="nbd+unix:///extra?socket=$sock"
+random_file "$T/extra.data" "$(nbdinfo --size "$u")"
+nbdcopy "$T/extra.data" "$u" && nbdcopy "$u" "$T/extra.back" &&
+  cmp "$T/extra.data" "$T/extra.back" || die "extra did not read back"
+conf=$etc/extra.conf
+status_is "j['state'] == 'active'" || die "extra: $(status_json)"
+for a in mirror parity double; do
+  nbdcopy "nbd+unix:///$a?socket=$sock" "$T/$a.back"
+  cmp "$T/$a.data" "$T/$a.back" || die "$a changed by the reload"
+done
+
 # nbdraid stop ends the server and every array in it, all clean.
 out=$("$NBDRAID" stop "$etc/mirror.conf") || die "stop: $out"
 timeout 20 tail --pid="$server_pid" -f /dev/null || die "nbdkit did not exit"
 server_pid=
-for a in mirror double; do
+for a in mirror double extra; do
   grep -q "State : clean" <<< "$("$NBDRAID" examine "$T/$a/d0.img")" ||
     die "$a not stopped clean"
 done

@@ -6,13 +6,20 @@
  * its mdadm.conf.  With one config nothing changes: whatever fails
  * stops nbdkit.  With several, an array that cannot be served (a bad
  * config, a missing member, a name or device another array has) is
- * reported in one line and left out, and the others serve.
+ * reported in one line and left out, and the others serve.  nbdraid
+ * reload serves what appeared in the directories since, and what was
+ * left out, without touching the arrays that serve.
+ *
+ * Connections look arrays up while a reload adds them: the list is of
+ * pointers that never move, its length and each array's readiness
+ * published with atomics once what they cover is in place.
  */
 #include <config.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,25 +32,82 @@
 #include "arrays.h"
 #include "control.h"
 
-static struct served *served;
-static unsigned nserved;
+#define MAX_SERVED 256
+#define MAX_DIRS 16
+
+static struct served *served[MAX_SERVED];
+static unsigned nserved;                /* published with atomics */
+static char *dirs[MAX_DIRS];
+static unsigned ndirs;
+/* What arrays_assemble was given, for reload. */
+static struct raid_options options;
+static const struct control_server *server;
+/* One reload at a time (each array's control thread may ask). */
+static pthread_mutex_t reload_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned
+count (void)
+{
+  return __atomic_load_n (&nserved, __ATOMIC_ACQUIRE);
+}
+
+/* Serving: assembled, started, and so visible to connections. */
+static bool
+ready (const struct served *s)
+{
+  return __atomic_load_n (&s->ready, __ATOMIC_ACQUIRE);
+}
+
+/* The entry for real (a realpath), or NULL. */
+static struct served *
+known (const char *real)
+{
+  unsigned i;
+
+  for (i = 0; i < count (); i++)
+    if (strcmp (served[i]->path, real) == 0)
+      return served[i];
+  return NULL;
+}
+
+/* Add the config file path once: 0, or -1 with the reason in err. */
+static int
+add (const char *path, char *err, size_t errlen)
+{
+  char *real = realpath (path, NULL);
+  struct served *s;
+
+  if (!real) {
+    snprintf (err, errlen, "%s: %s", path, strerror (errno));
+    return -1;
+  }
+  if (known (real)) {
+    free (real);
+    return 0;
+  }
+  s = calloc (1, sizeof *s);
+  if (!s || count () == MAX_SERVED) {
+    snprintf (err, errlen, "%s: %s", path, s ? "more than 256 arrays"
+              : strerror (errno));
+    free (s);
+    free (real);
+    return -1;
+  }
+  s->path = real;
+  served[count ()] = s;
+  __atomic_add_fetch (&nserved, 1, __ATOMIC_RELEASE);
+  return 0;
+}
 
 int
 arrays_add_config (const char *path)
 {
-  char *real = nbdkit_realpath (path);
-  struct served *more;
+  char err[1024];
 
-  if (!real)
-    return -1;
-  more = realloc (served, (nserved + 1) * sizeof *served);
-  if (!more) {
-    nbdkit_error ("%s: %m", path);
-    free (real);
+  if (add (path, err, sizeof err) == -1) {
+    nbdkit_error ("%s", err);
     return -1;
   }
-  served = more;
-  served[nserved++] = (struct served) { .path = real };
   return 0;
 }
 
@@ -57,8 +121,10 @@ is_conf (const struct dirent *d)
     strcmp (d->d_name + n - 5, ".conf") == 0;
 }
 
-int
-arrays_add_dir (const char *dir)
+/* Add dir's *.conf files not added yet, in the order of their names:
+ * how many it has, or -1 with the reason in err. */
+static int
+scan_dir (const char *dir, char *err, size_t errlen)
 {
   struct dirent **names;
   char path[4096];
@@ -66,46 +132,62 @@ arrays_add_dir (const char *dir)
 
   n = scandir (dir, &names, is_conf, alphasort);
   if (n == -1) {
-    nbdkit_error ("dir=%s: %m", dir);
+    snprintf (err, errlen, "dir=%s: %s", dir, strerror (errno));
     return -1;
   }
-  if (n == 0)
-    nbdkit_error ("dir=%s: no *.conf file in it", dir);
   for (i = 0; i < n; i++) {
     snprintf (path, sizeof path, "%s/%s", dir, names[i]->d_name);
     if (r == 0)
-      r = arrays_add_config (path);
+      r = add (path, err, errlen);
     free (names[i]);
   }
   free (names);
-  return n == 0 ? -1 : r;
+  return r == 0 ? n : -1;
 }
 
-/* Several arrays: their failures are each one's own. */
+int
+arrays_add_dir (const char *dir)
+{
+  char err[1024];
+  int n;
+
+  if (ndirs == MAX_DIRS) {
+    nbdkit_error ("dir=%s: more than %d dir= keys", dir, MAX_DIRS);
+    return -1;
+  }
+  n = scan_dir (dir, err, sizeof err);
+  if (n <= 0) {
+    if (n == 0)
+      nbdkit_error ("dir=%s: no *.conf file in it", dir);
+    else
+      nbdkit_error ("%s", err);
+    return -1;
+  }
+  dirs[ndirs] = strdup (dir);
+  if (!dirs[ndirs]) {
+    nbdkit_error ("dir=%s: %m", dir);
+    return -1;
+  }
+  ndirs++;
+  return 0;
+}
+
+/* Several arrays (or a directory that may grow): each array's failure
+ * is its own. */
 static bool
 several (void)
 {
-  return nserved > 1;
+  return count () > 1 || ndirs > 0;
 }
 
-/* The earlier served array s shares a name or control socket with, or
- * NULL. */
-static const struct served *
-clash (const struct served *s)
+/* (Re)read s's config; -1 with the reason in err. */
+static int
+load (struct served *s, char *err, size_t errlen)
 {
-  char mine[256], theirs[256];
-  const struct served *o;
-
-  raid_config_socket_path (&s->cfg, mine, sizeof mine);
-  for (o = served; o < s; o++) {
-    if (!o->loaded)
-      continue;
-    raid_config_socket_path (&o->cfg, theirs, sizeof theirs);
-    if (strcmp (o->cfg.name, s->cfg.name) == 0 ||
-        strcmp (mine, theirs) == 0)
-      return o;
-  }
-  return NULL;
+  if (s->loaded)
+    raid_config_free (&s->cfg);
+  s->loaded = raid_config_load (s->path, &s->cfg, err, errlen) == 0;
+  return s->loaded ? 0 : -1;
 }
 
 int
@@ -114,32 +196,19 @@ arrays_load (void)
   char err[1024];
   unsigned i, loaded = 0;
 
-  if (nserved == 0) {
+  if (count () == 0) {
     nbdkit_error ("a config file is required: nbdkit raid FILE.conf "
                   "(or dir=DIR)");
     return -1;
   }
-  for (i = 0; i < nserved; i++) {
-    struct served *s = &served[i];
-    const struct served *o;
-
-    if (raid_config_load (s->path, &s->cfg, err, sizeof err) == -1) {
-      nbdkit_error ("%s%s", several () ? "left out: " : "", err);
-      if (!several ())
-        return -1;
+  for (i = 0; i < count (); i++) {
+    if (load (served[i], err, sizeof err) == 0) {
+      loaded++;
       continue;
     }
-    s->loaded = true;
-    o = clash (s);
-    if (o) {
-      nbdkit_error ("left out: %s: array %s has the name or control socket "
-                    "of array %s in %s", s->path, s->cfg.name, o->cfg.name,
-                    o->path);
-      raid_config_free (&s->cfg);
-      s->loaded = false;
-      continue;
-    }
-    loaded++;
+    nbdkit_error ("%s%s", several () ? "left out: " : "", err);
+    if (!several ())
+      return -1;
   }
   if (loaded == 0) {
     nbdkit_error ("no config could be loaded");
@@ -148,30 +217,51 @@ arrays_load (void)
   return 0;
 }
 
-/* A device cfg lists (its nested arrays' too) that an array served
- * before upto serves, under any name: its path in which, that array in
+/* The array serving already that s would clash with: the same name or
+ * control socket.  NULL if none. */
+static const struct served *
+clash (const struct served *s)
+{
+  char mine[256], theirs[256];
+  unsigned i;
+
+  raid_config_socket_path (&s->cfg, mine, sizeof mine);
+  for (i = 0; i < count (); i++) {
+    const struct served *o = served[i];
+    if (o == s || !o->array)
+      continue;
+    raid_config_socket_path (&o->cfg, theirs, sizeof theirs);
+    if (strcmp (o->cfg.name, s->cfg.name) == 0 || strcmp (mine, theirs) == 0)
+      return o;
+  }
+  return NULL;
+}
+
+/* A device cfg lists (its nested arrays' too) that an array assembled
+ * already serves, under any name: its path in which, that array in
  * *other.  Checked before assembly, which may already write. */
 static bool
-shares_device (const struct raid_config *cfg, const struct served *upto,
+shares_device (const struct raid_config *cfg, const struct served *self,
                char *which, size_t len, const struct served **other)
 {
-  const struct served *o;
-  unsigned i;
+  unsigned i, j;
 
   for (i = 0; i < cfg->nmembers + cfg->nspares; i++) {
     const struct raid_member_spec *m = i < cfg->nmembers ? &cfg->members[i]
       : &cfg->spares[i - cfg->nmembers];
     if (m->missing)
       continue;
-    for (o = served; o < upto; o++)
-      if (o->array && raid_array_holding (o->array, m->path)) {
+    for (j = 0; j < count (); j++) {
+      const struct served *o = served[j];
+      if (o != self && o->array && raid_array_holding (o->array, m->path)) {
         snprintf (which, len, "%s", m->path);
         *other = o;
         return true;
       }
+    }
   }
   for (i = 0; i < cfg->ngroups; i++)
-    if (shares_device (cfg->groups[i], upto, which, len, other))
+    if (shares_device (cfg->groups[i], self, which, len, other))
       return true;
   return false;
 }
@@ -209,7 +299,6 @@ assemble_waiting (const struct raid_config *cfg,
   char msg[1200];
 
   clock_gettime (CLOCK_MONOTONIC, &start);
-
   for (;;) {
     a = raid_assemble (cfg, opts, err, errlen);
     if (a || opts->degraded || wait_s == 0 ||
@@ -229,58 +318,76 @@ assemble_waiting (const struct raid_config *cfg,
   return a;
 }
 
-/* Assemble s; -1 with the reason in err. */
+/* Assemble s and open its control socket; -1 with the reason in err,
+ * s as it was. */
 static int
-assemble_one (struct served *s, const struct raid_options *defaults,
-              uint64_t wait_s, control_stop_fn stop, char *err,
-              size_t errlen)
+assemble_one (struct served *s, uint64_t wait_s, char *err, size_t errlen)
 {
-  struct raid_options opts = *defaults;
-  const struct served *o;
+  struct raid_options opts = options;
+  const struct served *o = NULL;
   char which[256];
 
-  s->control = control_new (&s->cfg);
-  if (!s->control) {
-    snprintf (err, errlen, "%s", strerror (errno));
-    return -1;
-  }
-  control_set_stop (s->control, stop);
-  if (shares_device (&s->cfg, s, which, sizeof which, &o)) {
+  if ((o = clash (s)) != NULL)
+    snprintf (err, errlen, "%s: array %s has the name or control socket "
+              "of array %s in %s", s->path, s->cfg.name, o->cfg.name,
+              o->path);
+  else if (shares_device (&s->cfg, s, which, sizeof which, &o))
     snprintf (err, errlen, "%s: array %s: %s is a device of array %s (%s)",
               s->path, s->cfg.name, which, o->cfg.name, o->path);
+  else if ((s->control = control_new (&s->cfg)) == NULL)
+    snprintf (err, errlen, "%s: %s", s->path, strerror (errno));
+  if (o || !s->control)
     return -1;
-  }
+  control_set_server (s->control, server);
   opts.event = control_event;
   opts.log_opaque = s->control;
   s->array = assemble_waiting (&s->cfg, &opts, wait_s, err, errlen);
-  if (!s->array)
+  if (s->array && control_listen (s->control, err, errlen) == 0)
+    return 0;
+  raid_close (s->array);
+  s->array = NULL;
+  control_free (s->control);
+  s->control = NULL;
+  return -1;
+}
+
+/* After nbdkit's fork (or at once, for a reload): the member I/O
+ * threads and the control loop; then connections may find it. */
+static int
+start_one (struct served *s, char *err, size_t errlen)
+{
+  if (raid_start (s->array) == -1) {
+    snprintf (err, errlen, "array %s: starting the member I/O threads: "
+              "%s", s->cfg.name, strerror (errno));
     return -1;
-  return control_listen (s->control, err, errlen);
+  }
+  if (control_start (s->control, s->array, err, errlen) == -1)
+    return -1;
+  __atomic_store_n (&s->ready, true, __ATOMIC_RELEASE);
+  return 0;
 }
 
 int
 arrays_assemble (const struct raid_options *opts, uint64_t wait_s,
-                 control_stop_fn stop)
+                 const struct control_server *srv)
 {
   char err[1024];
   unsigned i, up = 0;
 
-  for (i = 0; i < nserved; i++) {
-    struct served *s = &served[i];
+  options = *opts;
+  server = srv;
+  for (i = 0; i < count (); i++) {
+    struct served *s = served[i];
 
     if (!s->loaded)
       continue;
-    if (assemble_one (s, opts, wait_s, stop, err, sizeof err) == 0) {
+    if (assemble_one (s, wait_s, err, sizeof err) == 0) {
       up++;
       continue;
     }
     nbdkit_error ("%s%s", several () ? "left out: " : "", err);
     if (!several ())
       return -1;
-    raid_close (s->array);
-    s->array = NULL;
-    control_free (s->control);
-    s->control = NULL;
   }
   if (up == 0) {
     nbdkit_error ("no array could be assembled");
@@ -295,22 +402,67 @@ arrays_start (void)
   char err[1024];
   unsigned i;
 
-  for (i = 0; i < nserved; i++) {
-    struct served *s = &served[i];
-
-    if (!s->array)
-      continue;
-    if (raid_start (s->array) == -1) {
-      nbdkit_error ("array %s: starting the member I/O threads: %m",
-                    s->cfg.name);
-      return -1;
-    }
-    if (control_start (s->control, s->array, err, sizeof err) == -1) {
+  for (i = 0; i < count (); i++)
+    if (served[i]->array && start_one (served[i], err, sizeof err) == -1) {
       nbdkit_error ("%s", err);
       return -1;
     }
-  }
   return 0;
+}
+
+/* Append a line to report (len bytes, *used of them used). */
+static void
+say (char *report, size_t len, size_t *used, const char *line)
+{
+  if (*used < len)
+    *used += (size_t) snprintf (report + *used, len - *used, "%s%s",
+                                *used ? "\n" : "", line);
+  nbdkit_debug ("reload: %s", line);
+}
+
+int
+arrays_reload (char *report, size_t len)
+{
+  char err[1024], line[1200];
+  size_t used = 0;
+  unsigned i;
+  int r = 0;
+
+  report[0] = '\0';
+  pthread_mutex_lock (&reload_lock);
+  for (i = 0; i < ndirs; i++)
+    if (scan_dir (dirs[i], err, sizeof err) == -1) {
+      snprintf (line, sizeof line, "left out: %s", err);
+      say (report, len, &used, line);
+      r = -1;
+    }
+  for (i = 0; i < count (); i++) {
+    struct served *s = served[i];
+
+    /* Serving already, or a config since removed: nothing to do. */
+    if (s->array || access (s->path, F_OK) == -1)
+      continue;
+    if (load (s, err, sizeof err) == 0 &&
+        assemble_one (s, 0, err, sizeof err) == 0 &&
+        start_one (s, err, sizeof err) == 0) {
+      snprintf (line, sizeof line, "serving array %s from %s",
+                raid_name (s->array), s->path);
+      say (report, len, &used, line);
+      continue;
+    }
+    if (s->array && !ready (s)) {       /* it did not start: let go */
+      raid_close (s->array);
+      s->array = NULL;
+      control_free (s->control);
+      s->control = NULL;
+    }
+    snprintf (line, sizeof line, "left out: %s", err);
+    nbdkit_error ("%s", line);
+    say (report, len, &used, line);
+    r = -1;
+  }
+  pthread_mutex_unlock (&reload_lock);
+  return r;
 }
 
 /* The one array served, or NULL when there are several. */
@@ -320,11 +472,11 @@ only (void)
   struct served *one = NULL;
   unsigned i;
 
-  for (i = 0; i < nserved; i++)
-    if (served[i].array) {
+  for (i = 0; i < count (); i++)
+    if (ready (served[i])) {
       if (one)
         return NULL;
-      one = &served[i];
+      one = served[i];
     }
   return one;
 }
@@ -336,11 +488,11 @@ arrays_names (char *buf, size_t len)
   unsigned i;
 
   buf[0] = '\0';
-  for (i = 0; i < nserved; i++)
-    if (served[i].array && used < len)
+  for (i = 0; i < count (); i++)
+    if (ready (served[i]) && used < len)
       used += (size_t) snprintf (buf + used, len - used, "%s%s",
                                  used ? ", " : "",
-                                 raid_name (served[i].array));
+                                 raid_name (served[i]->array));
 }
 
 struct served *
@@ -351,10 +503,10 @@ arrays_find (const char *export_name)
 
   if (export_name[0] == '\0' && only ())
     return only ();
-  for (i = 0; i < nserved; i++)
-    if (served[i].array &&
-        strcmp (raid_name (served[i].array), export_name) == 0)
-      return &served[i];
+  for (i = 0; i < count (); i++)
+    if (ready (served[i]) &&
+        strcmp (raid_name (served[i]->array), export_name) == 0)
+      return served[i];
   arrays_names (names, sizeof names);
   if (export_name[0] == '\0')
     nbdkit_error ("this server serves several arrays (%s): name one as "
@@ -409,11 +561,12 @@ arrays_list (struct nbdkit_exports *exports)
   char what[256];
   unsigned i;
 
-  for (i = 0; i < nserved; i++) {
-    if (!served[i].array)
+  for (i = 0; i < count (); i++) {
+    if (!ready (served[i]))
       continue;
-    describe (served[i].array, what, sizeof what);
-    if (nbdkit_add_export (exports, raid_name (served[i].array), what) == -1)
+    describe (served[i]->array, what, sizeof what);
+    if (nbdkit_add_export (exports, raid_name (served[i]->array), what) ==
+        -1)
       return -1;
   }
   return 0;
@@ -424,8 +577,8 @@ arrays_connections (void)
 {
   unsigned i, n = 0;
 
-  for (i = 0; i < nserved; i++)
-    n += __atomic_load_n (&served[i].connections, __ATOMIC_RELAXED);
+  for (i = 0; i < count (); i++)
+    n += __atomic_load_n (&served[i]->connections, __ATOMIC_RELAXED);
   return n;
 }
 
@@ -435,15 +588,16 @@ arrays_free (void)
 {
   unsigned i;
 
-  for (i = 0; i < nserved; i++)
-    control_free (served[i].control);
-  for (i = 0; i < nserved; i++) {
-    raid_close (served[i].array);
-    if (served[i].loaded)
-      raid_config_free (&served[i].cfg);
-    free (served[i].path);
+  for (i = 0; i < count (); i++)
+    control_free (served[i]->control);
+  for (i = 0; i < count (); i++) {
+    raid_close (served[i]->array);
+    if (served[i]->loaded)
+      raid_config_free (&served[i]->cfg);
+    free (served[i]->path);
+    free (served[i]);
   }
-  free (served);
-  served = NULL;
-  nserved = 0;
+  for (i = 0; i < ndirs; i++)
+    free (dirs[i]);
+  nserved = ndirs = 0;
 }

@@ -15,8 +15,9 @@ struct served {
   char *path;                   /* the config file */
   struct raid_config cfg;
   bool loaded;                  /* cfg holds the parsed file */
-  struct raid_array *array;     /* NULL: left out */
+  struct raid_array *array;     /* NULL: left out (so far) */
   struct control *control;
+  bool ready;                   /* started: connections may use it */
   unsigned connections;
 };
 
@@ -31,9 +32,13 @@ int arrays_load (void);
  * array short of members waits up to wait_s seconds for them, then
  * starts degraded (mdadm's last resort). */
 int arrays_assemble (const struct raid_options *opts, uint64_t wait_s,
-                     control_stop_fn stop);
+                     const struct control_server *server);
 /* After nbdkit's fork: the member I/O threads and the control loops. */
 int arrays_start (void);
+/* nbdraid reload: serve the configs new in the directories, and those
+ * left out so far (read again).  Lines of what it did in report; -1 if
+ * any was left out. */
+int arrays_reload (char *report, size_t len);
 /* The array an export name asks for: "" is the only array when there
  * is one; NULL with nbdkit_error when no array is named so. */
 struct served *arrays_find (const char *export_name);

@@ -146,6 +146,10 @@ stop_server (bool force, char *err, size_t errlen)
   return 0;
 }
 
+static const struct control_server server = {
+  .stop = stop_server, .reload = arrays_reload,
+};
+
 /* Assemble before nbdkit forks, so errors reach the admin's terminal. */
 static int
 plugin_get_ready (void)
@@ -159,7 +163,7 @@ plugin_get_ready (void)
     nbdkit_debug ("nbdkit -r: the arrays are read-only");
     opts.readonly = readonly = true;
   }
-  return arrays_assemble (&opts, degraded_after_s, stop_server);
+  return arrays_assemble (&opts, degraded_after_s, &server);
 }
 
 /* Threads only after the fork: member I/O, and the control planes. */

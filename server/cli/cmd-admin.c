@@ -60,6 +60,7 @@ static const struct verb {
   { "readwrite", 0, 0, "", { NULL } },
   { "wait", 0, 0, "", { NULL } },
   { "stop", 0, 0, "[--force]", { "--force" } },
+  { "reload", 0, 0, "", { NULL } },
 };
 
 const char *

@@ -36,6 +36,7 @@ static const struct {
     "[--mail ADDR] [--oneshot] [--test] [--no-reconnect]" },
   { "wait", cmd_admin, NULL },
   { "stop", cmd_admin, NULL },
+  { "reload", cmd_admin, NULL },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -341,6 +341,24 @@ answer (FILE *fp, int r, const char *err, const char *done)
     fprintf (fp, "ERR %s\n", err);
 }
 
+/* reload: the server serves the configs that appeared (or were left
+ * out) since it started; a failure's lines go on one ERR line. */
+static void
+reload (struct control *c, FILE *fp)
+{
+  char report[8192] = "", *nl;
+  int r;
+
+  if (!control_server (c)) {
+    answer (fp, -1, "this server cannot reload", "");
+    return;
+  }
+  r = control_server (c)->reload (report, sizeof report);
+  for (nl = strchr (report, '\n'); r == -1 && nl; nl = strchr (nl, '\n'))
+    *nl = ' ';
+  answer (fp, r, report, report[0] ? report : "nothing new to serve");
+}
+
 /* check|repair [--budget DURATION] [--from-start]: resume where the
  * last one stopped (or from the start), for at most the budget. */
 static void
@@ -561,15 +579,17 @@ control_command (struct control *c, struct raid_array *a,
     reply_status (c, t.named ? t.a : a, fp, json);
   else if (strcmp (w[0], "stop") == 0 && n == 1) {
     /* The answer goes first: the server may be gone before it would. */
-    if (!control_stop (c))
+    if (!control_server (c))
       answer (fp, -1, "this server cannot be stopped from here", "");
-    else if (control_stop (c) (force, err, sizeof err) == -1)
+    else if (control_server (c)->stop (force, err, sizeof err) == -1)
       answer (fp, -1, err, "");
     else {
       snprintf (done, sizeof done, "stopping array %s", cfg->name);
       answer (fp, 0, err, done);
     }
   }
+  else if (strcmp (w[0], "reload") == 0 && n == 1)
+    reload (c, fp);
   else if (strcmp (w[0], "detail") == 0 && n == 1) {
     struct raid_status *st = malloc (sizeof *st);
 
@@ -664,7 +684,8 @@ control_command (struct control *c, struct raid_array *a,
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
              "detail, fail, remove, add, re-add, replace, check, repair, "
-             "idle, speed-limit, readonly, readwrite, monitor, wait, stop; "
+             "idle, speed-limit, readonly, readwrite, monitor, wait, stop, "
+             "reload; "
              "--array NAME for a nested array)\n", w[0]);
   fclose (fp);
   return keep;

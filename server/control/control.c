@@ -43,7 +43,7 @@ struct control {
   struct raid_config *cfg;
   struct raid_array *a;
   struct checks *checks;        /* positions and schedule of checks */
-  control_stop_fn stop;         /* nbdraid stop; NULL: not offered */
+  const struct control_server *server;  /* NULL: stop, reload refused */
   char path[sizeof ((struct sockaddr_un *) 0)->sun_path];
   int listen_fd;
   pid_t listener;               /* the process that created the socket */
@@ -598,13 +598,13 @@ control_checks (struct control *c)
 }
 
 void
-control_set_stop (struct control *c, control_stop_fn stop)
+control_set_server (struct control *c, const struct control_server *server)
 {
-  c->stop = stop;
+  c->server = server;
 }
 
-control_stop_fn
-control_stop (struct control *c)
+const struct control_server *
+control_server (struct control *c)
 {
-  return c->stop;
+  return c->server;
 }

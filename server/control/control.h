@@ -18,11 +18,17 @@ struct control;
 
 /* Before assembly: the object events can be queued on. */
 struct control *control_new (struct raid_config *cfg);
-/* How nbdraid stop ends the server (the plugin's, which knows nbdkit):
- * 0, or -1 with the reason in err (clients connected, unless force). */
-typedef int (*control_stop_fn) (bool force, char *err, size_t errlen);
-void control_set_stop (struct control *c, control_stop_fn stop);
-control_stop_fn control_stop (struct control *c);
+/* What the verbs on the whole server do (the plugin's, which knows
+ * nbdkit and every array it serves).  stop: end the server, 0 or -1
+ * with the reason in err (clients connected, unless force).  reload:
+ * serve the arrays whose configs appeared, or were left out, since;
+ * what it did in report, one line each; -1 if any was left out. */
+struct control_server {
+  int (*stop) (bool force, char *err, size_t errlen);
+  int (*reload) (char *report, size_t len);
+};
+void control_set_server (struct control *c, const struct control_server *s);
+const struct control_server *control_server (struct control *c);
 /* For raid_options.event (opaque: the control). */
 void control_event (void *opaque, enum raid_event event, const char *array,
                     const char *member, const char *detail);
