@@ -112,7 +112,7 @@ PY
 $MODEL check $members > "$T/check.out" &&
   die "ro2: the parity is not wrong: $(cat "$T/check.out")"
 ro_and_control ro2 -r \
-  "j['state'] == 'active, resync due' and not j['synced'] and not j['clean']" \
+  "j['state'] == 'active, read-only, resync due' and j['readonly'] and not j['synced'] and not j['clean']" \
   "j['synced'] and j['state'] == 'active'"
 # shellcheck disable=SC2086
 $MODEL check $members > "$T/check.out" &&
