@@ -31,6 +31,7 @@
 
 #include "arrays.h"
 #include "control.h"
+#include "notice.h"
 
 #define MAX_SERVED 256
 #define MAX_DIRS 16
@@ -318,6 +319,16 @@ assemble_waiting (const struct raid_config *cfg,
   return a;
 }
 
+/* Report an array that does not serve (several: the others do). */
+static void
+left_out (const char *why)
+{
+  char msg[1200];
+
+  snprintf (msg, sizeof msg, "%s%s", several () ? "left out: " : "", why);
+  notice_error (msg);
+}
+
 /* Assemble s and open its control socket; -1 with the reason in err,
  * s as it was. */
 static int
@@ -385,7 +396,7 @@ arrays_assemble (const struct raid_options *opts, uint64_t wait_s,
       up++;
       continue;
     }
-    nbdkit_error ("%s%s", several () ? "left out: " : "", err);
+    left_out (err);
     if (!several ())
       return -1;
   }
@@ -456,8 +467,8 @@ arrays_reload (char *report, size_t len)
       control_free (s->control);
       s->control = NULL;
     }
+    left_out (err);
     snprintf (line, sizeof line, "left out: %s", err);
-    nbdkit_error ("%s", line);
     say (report, len, &used, line);
     r = -1;
   }

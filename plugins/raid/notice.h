@@ -6,5 +6,7 @@
 void notice_start (void);
 /* Log msg as "info" or "warning" ("what"). */
 void notice (const char *what, const char *msg);
+/* Log msg as an error: nbdkit_error's, or the journal's with its level. */
+void notice_error (const char *msg);
 
 #endif

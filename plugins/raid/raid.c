@@ -110,7 +110,7 @@ log_to_nbdkit (void *opaque, enum raid_log_level level, const char *msg)
 {
   switch (level) {
   case RAID_LOG_ERROR:
-    nbdkit_error ("%s", msg);
+    notice_error (msg);
     break;
   case RAID_LOG_WARNING:
     notice ("warning", msg);
