@@ -338,6 +338,9 @@ assemble_one (struct served *s, uint64_t wait_s, char *err, size_t errlen)
   const struct served *o = NULL;
   char which[256];
 
+  /* Moved devices first (scan =): the checks look at the paths. */
+  if (raid_config_scan (&s->cfg, options.log, NULL, err, errlen) == -1)
+    return -1;
   if ((o = clash (s)) != NULL)
     snprintf (err, errlen, "%s: array %s has the name or control socket "
               "of array %s in %s", s->path, s->cfg.name, o->cfg.name,

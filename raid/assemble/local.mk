@@ -4,6 +4,7 @@
 noinst_LTLIBRARIES += %reldir%/libassemble.la
 %canon_reldir%_libassemble_la_SOURCES = \
 	%reldir%/assemble.c \
-	%reldir%/create.c
+	%reldir%/create.c \
+	%reldir%/scan.c
 %canon_reldir%_libassemble_la_CPPFLAGS = $(ASSEMBLE_INCLUDES)
 %canon_reldir%_libassemble_la_CFLAGS = $(ENGINE_CFLAGS)

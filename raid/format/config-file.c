@@ -197,6 +197,28 @@ listed_anywhere (const struct raid_config *top, const char *path)
   return false;
 }
 
+/* scan = GLOB: a pattern of paths (relative to the config's directory,
+ * as member paths are) where member devices may be found. */
+static int
+add_scan (struct parse_state *st, const char *value)
+{
+  struct raid_config *cfg = st->cfg;
+  char **grown, *resolved;
+
+  if (!*value || raid_spec_is_uri (value) || raid_spec_array (value))
+    return fail (st, "scan needs a path or a glob of paths, as "
+                 "/dev/disk/by-id/ata-*");
+  resolved = resolve_path (st, value);
+  grown = realloc (cfg->scan, (cfg->nscan + 1) * sizeof *grown);
+  if (!resolved || !grown) {
+    free (resolved);
+    return fail (st, "%s", strerror (ENOMEM));
+  }
+  cfg->scan = grown;
+  cfg->scan[cfg->nscan++] = resolved;
+  return 1;
+}
+
 /* "PATH [controller=NAME]", or "missing [controller=NAME]" on a member
  * line */
 static int
@@ -495,7 +517,9 @@ handler (void *user, const char *section, const char *name,
     return set_array_key (st, name, v);
   if (strcmp (name, "member") == 0 || strcmp (name, "spare") == 0)
     return add_member (st, v, name[0] == 's');
-  return fail (st, "unknown key '%s' in [%s] (member or spare)", name,
+  if (strcmp (name, "scan") == 0)
+    return add_scan (st, v);
+  return fail (st, "unknown key '%s' in [%s] (member, spare or scan)", name,
                section);
 }
 
@@ -842,5 +866,8 @@ raid_config_free (struct raid_config *cfg)
   free (cfg->state_dir);
   free_specs (cfg->members, cfg->nmembers);
   free_specs (cfg->spares, cfg->nspares);
+  for (i = 0; i < cfg->nscan; i++)
+    free (cfg->scan[i]);
+  free (cfg->scan);
   memset (cfg, 0, sizeof *cfg);
 }

@@ -75,6 +75,10 @@ struct raid_config {
   unsigned nmembers;
   struct raid_member_spec *spares;
   unsigned nspares;
+  /* scan = GLOB lines: where to look for member and spare lines whose
+   * device is not where the line says (raid_config_scan). */
+  char **scan;
+  unsigned nscan;
 };
 
 /* Parse and check a config file.  Returns 0, or -1 with a one-line
@@ -223,6 +227,13 @@ struct raid_options {
 struct raid_array *raid_assemble (const struct raid_config *cfg,
                                   const struct raid_options *opts,
                                   char *err, size_t errlen);
+/* scan = GLOB (mdadm --assemble --scan): each member or spare line of
+ * cfg (and its nested arrays) whose path holds no device of the array
+ * gets a device the globs match that carries the array's UUID, logged
+ * as info.  0, or -1 with a one-line reason in err (the globs find two
+ * arrays of cfg's name). */
+int raid_config_scan (struct raid_config *cfg, raid_log_fn log,
+                      void *opaque, char *err, size_t errlen);
 /* Start the member I/O threads.  Returns 0 or -1 with errno set. */
 int raid_start (struct raid_array *a);
 void raid_close (struct raid_array *a);
