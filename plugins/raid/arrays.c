@@ -587,6 +587,18 @@ arrays_list (struct nbdkit_exports *exports)
 }
 
 unsigned
+arrays_count (void)
+{
+  return count ();
+}
+
+struct served *
+arrays_at (unsigned i)
+{
+  return served[i];
+}
+
+unsigned
 arrays_connections (void)
 {
   unsigned i, n = 0;
@@ -609,6 +621,7 @@ arrays_free (void)
     if (served[i]->loaded)
       raid_config_free (&served[i]->cfg);
     free (served[i]->path);
+    free (served[i]->incoming);
     free (served[i]);
   }
   for (i = 0; i < ndirs; i++)

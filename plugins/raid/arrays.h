@@ -19,6 +19,11 @@ struct served {
   struct control *control;
   bool ready;                   /* started: connections may use it */
   unsigned connections;
+  /* spare-groups.c: it lacks a spare, and the spare given it. */
+  bool wants_spare;
+  char *incoming;
+  struct served *incoming_from;
+  unsigned tries;
 };
 
 /* config=FILE (again and again) and dir=DIR (its *.conf files). */
@@ -46,6 +51,9 @@ struct served *arrays_find (const char *export_name);
 int arrays_list (struct nbdkit_exports *exports);
 /* The default export's name: the only array's; "" when several. */
 const char *arrays_default (void);
+/* The arrays, for spare-groups.c: how many, and each. */
+unsigned arrays_count (void);
+struct served *arrays_at (unsigned i);
 /* Clients connected to any array. */
 unsigned arrays_connections (void);
 /* The names, comma-separated, for messages. */

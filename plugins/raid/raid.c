@@ -25,6 +25,7 @@
 #include "notice.h"
 #include "raid.h"
 #include "server-readonly.h"
+#include "spare-groups.h"
 
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
@@ -147,7 +148,7 @@ stop_server (bool force, char *err, size_t errlen)
 }
 
 static const struct control_server server = {
-  .stop = stop_server, .reload = arrays_reload,
+  .stop = stop_server, .reload = arrays_reload, .tick = spare_groups_tick,
 };
 
 /* Assemble before nbdkit forks, so errors reach the admin's terminal. */

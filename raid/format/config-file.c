@@ -362,6 +362,13 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     free (cfg->socket);
     cfg->socket = resolve_path (st, value);
   }
+  else if (strcmp (name, "spare-group") == 0) {
+    if (!*value || strpbrk (value, " \t"))
+      return fail (st, "spare-group '%s' is not one word", value);
+    free (cfg->spare_group);
+    if (!(cfg->spare_group = strdup (value)))
+      return fail (st, "%s", strerror (ENOMEM));
+  }
   else if (strcmp (name, "state-dir") == 0) {
     free (cfg->state_dir);
     cfg->state_dir = resolve_path (st, value);
@@ -427,6 +434,7 @@ top_only (const char *name)
     "socket", "controllers", "direct", "speed-min", "speed-max",
     "state-dir", "check-interval", "check-budget",
     "nbd-connections", "nbd-timeout", "nbd-connect-timeout", "auto-readd",
+    "spare-group",
   };
   size_t i;
 
@@ -863,6 +871,7 @@ raid_config_free (struct raid_config *cfg)
   free (cfg->layout_name);
   free (cfg->controllers);
   free (cfg->socket);
+  free (cfg->spare_group);
   free (cfg->state_dir);
   free_specs (cfg->members, cfg->nmembers);
   free_specs (cfg->spares, cfg->nspares);

@@ -46,6 +46,9 @@ struct raid_config {
   uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
   int bitmap_chunk_line;
   bool auto_readd;              /* re-add members that come back */
+  /* Arrays of one server with the same spare-group lend each other
+   * their spares (mdadm's spare-group); NULL: none. */
+  char *spare_group;
   uint64_t speed_min;           /* background work, bytes per second */
   uint64_t speed_max;           /* 0: unlimited */
   /* Scheduled checks: one run every check_interval_s (0: none), each

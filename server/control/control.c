@@ -276,8 +276,8 @@ control_set_speed (struct control *c, uint64_t min, uint64_t max)
   control_kick (c);
 }
 
-/* Every second: the array's housekeeping (raid_maintenance), and the
- * checks' (checks_tick). */
+/* Every second: the array's housekeeping (raid_maintenance), the
+ * checks' (checks_tick) and the server's across its arrays. */
 static void
 maintenance_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -285,6 +285,8 @@ maintenance_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
   raid_maintenance (c->a);
   checks_tick (c->checks);
+  if (c->server && c->server->tick)
+    c->server->tick (c, c->a, c->cfg);
   control_kick (c);             /* a re-added member wants its rebuild */
 }
 

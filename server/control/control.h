@@ -26,6 +26,10 @@ struct control *control_new (struct raid_config *cfg);
 struct control_server {
   int (*stop) (bool force, char *err, size_t errlen);
   int (*reload) (char *report, size_t len);
+  /* Every second, on the array's control thread, after its own
+   * housekeeping: what the server does across its arrays. */
+  void (*tick) (struct control *c, struct raid_array *a,
+                struct raid_config *cfg);
 };
 void control_set_server (struct control *c, const struct control_server *s);
 const struct control_server *control_server (struct control *c);
