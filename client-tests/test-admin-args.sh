@@ -134,8 +134,20 @@ out=$(cd "$d" && "$NBDRAID" add "$conf" --array g0 s9.img) ||
 status_is "any(x['path'] == '$d/s9.img' and x['state'] == 'spare' for a in j['arrays'] if a['name'] == 'g0' for x in a['devices'])" ||
   die "the spare did not go to g0: $(status_json)"
 grep -q "spare = $d/s9.img" "$conf" || die "the config did not gain it: $(cat "$conf")"
+# Nested arrays are never detached; a nested array is not made
+# read-only alone (the top would fail it out).
+status_is "not any(x['detached'] for x in j['devices'])" ||
+  die "nested arrays shown detached: $(status_json)"
+out=$("$NBDRAID" fail "$conf" detached) || die "fail detached: $out"
+[ "$out" = "no detached device to fail" ] || die "fail detached on nested: $out"
+if out=$("$NBDRAID" readonly "$conf" --array g0 2>&1); then
+  die "readonly --array g0 passed: $out"
+fi
+grep -q "array g0 is nested in array top: make top readonly instead" <<< "$out" ||
+  die "readonly --array g0: $out"
+status_is "j['state'] == 'active' and not j['readonly']" || die "$(status_json)"
 stop_server
-echo "ok: add --array g0 PATH gave g0 a spare"
+echo "ok: add --array g0 PATH gave g0 a spare; nested arrays not detached"
 
 # Root reaches an array another user serves.
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&

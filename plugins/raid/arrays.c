@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,27 +124,30 @@ is_conf (const struct dirent *d)
 }
 
 /* Add dir's *.conf files not added yet, in the order of their names:
- * how many it has, or -1 with the reason in err. */
+ * how many it has (with the reason one could not be added in err, the
+ * others added all the same), or -1 if dir cannot be read. */
 static int
 scan_dir (const char *dir, char *err, size_t errlen)
 {
   struct dirent **names;
-  char path[4096];
-  int n, i, r = 0;
+  char path[4096], why[1024];
+  int n, i;
 
+  err[0] = '\0';
   n = scandir (dir, &names, is_conf, alphasort);
   if (n == -1) {
     snprintf (err, errlen, "dir=%s: %s", dir, strerror (errno));
     return -1;
   }
+  /* A file that went (or a dangling link) is its own failure only. */
   for (i = 0; i < n; i++) {
     snprintf (path, sizeof path, "%s/%s", dir, names[i]->d_name);
-    if (r == 0)
-      r = add (path, err, errlen);
+    if (add (path, why, sizeof why) == -1)
+      snprintf (err, errlen, "%s", why);
     free (names[i]);
   }
   free (names);
-  return r == 0 ? n : -1;
+  return n;
 }
 
 int
@@ -164,6 +168,8 @@ arrays_add_dir (const char *dir)
       nbdkit_error ("%s", err);
     return -1;
   }
+  if (err[0])
+    nbdkit_error ("left out: %s", err);
   dirs[ndirs] = strdup (dir);
   if (!dirs[ndirs]) {
     nbdkit_error ("dir=%s: %m", dir);
@@ -238,9 +244,46 @@ clash (const struct served *s)
   return NULL;
 }
 
-/* A device cfg lists (its nested arrays' too) that an array assembled
- * already serves, under any name: its path in which, that array in
- * *other.  Checked before assembly, which may already write. */
+/* Whether two member specs are one device: the same URI text, or
+ * paths to one file or block device, whatever their names. */
+static bool
+same_device (const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  if (raid_spec_is_uri (a) || raid_spec_is_uri (b))
+    return strcmp (a, b) == 0;
+  if (stat (a, &sa) == -1 || stat (b, &sb) == -1)
+    return strcmp (a, b) == 0;
+  if (S_ISBLK (sa.st_mode) && S_ISBLK (sb.st_mode))
+    return sa.st_rdev == sb.st_rdev;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The device spec cfg (or an array nested in it) lists as path. */
+static const char *
+lists (const struct raid_config *cfg, const char *path)
+{
+  const char *found = NULL;
+  unsigned i;
+
+  for (i = 0; i < cfg->nmembers + cfg->nspares && !found; i++) {
+    const struct raid_member_spec *m = i < cfg->nmembers ? &cfg->members[i]
+      : &cfg->spares[i - cfg->nmembers];
+    if (!m->missing && !raid_spec_array (m->path) &&
+        same_device (m->path, path))
+      found = m->path;
+  }
+  for (i = 0; i < cfg->ngroups && !found; i++)
+    found = lists (cfg->groups[i], path);
+  return found;
+}
+
+/* A device cfg lists (its nested arrays' too) that the config of an
+ * array assembled already lists, under any name: its path in which,
+ * that array in *other.  Configs, not the arrays' devices: those
+ * belong to their control threads, and a reload runs on another.
+ * Checked before assembly, which may already write. */
 static bool
 shares_device (const struct raid_config *cfg, const struct served *self,
                char *which, size_t len, const struct served **other)
@@ -250,11 +293,11 @@ shares_device (const struct raid_config *cfg, const struct served *self,
   for (i = 0; i < cfg->nmembers + cfg->nspares; i++) {
     const struct raid_member_spec *m = i < cfg->nmembers ? &cfg->members[i]
       : &cfg->spares[i - cfg->nmembers];
-    if (m->missing)
+    if (m->missing || raid_spec_array (m->path))
       continue;
     for (j = 0; j < count (); j++) {
       const struct served *o = served[j];
-      if (o != self && o->array && raid_array_holding (o->array, m->path)) {
+      if (o != self && o->array && lists (&o->cfg, m->path)) {
         snprintf (which, len, "%s", m->path);
         *other = o;
         return true;
@@ -285,10 +328,15 @@ startable_degraded (const struct raid_config *cfg,
   return a != NULL;
 }
 
+/* When the server began assembling: arrays short of members all wait
+ * until wait_s after it, not each wait_s more. */
+static struct timespec assembly_began;
+
 /* mdadm's last resort (mdadm-last-resort@.timer): an array that lacks
- * members it could start without waits for them up to wait_s seconds,
- * trying again every second (a disk still spinning up, a shelf still
- * booting), then starts degraded, and says so. */
+ * members it could start without waits for them up to wait_s seconds
+ * after the server began, trying again every second (a disk still
+ * spinning up, a shelf still booting), then starts degraded, and says
+ * so. */
 static struct raid_array *
 assemble_waiting (const struct raid_config *cfg,
                   const struct raid_options *opts, uint64_t wait_s,
@@ -296,17 +344,16 @@ assemble_waiting (const struct raid_config *cfg,
 {
   struct raid_options last = *opts;
   struct raid_array *a;
-  struct timespec start, now;
+  struct timespec now;
   char msg[1200];
 
-  clock_gettime (CLOCK_MONOTONIC, &start);
   for (;;) {
     a = raid_assemble (cfg, opts, err, errlen);
     if (a || opts->degraded || wait_s == 0 ||
         !startable_degraded (cfg, opts))
       return a;
     clock_gettime (CLOCK_MONOTONIC, &now);
-    if ((uint64_t) (now.tv_sec - start.tv_sec) >= wait_s)
+    if ((uint64_t) (now.tv_sec - assembly_began.tv_sec) >= wait_s)
       break;
     sleep (1);
   }
@@ -390,6 +437,7 @@ arrays_assemble (const struct raid_options *opts, uint64_t wait_s,
 
   options = *opts;
   server = srv;
+  clock_gettime (CLOCK_MONOTONIC, &assembly_began);
   for (i = 0; i < count (); i++) {
     struct served *s = served[i];
 
@@ -445,7 +493,7 @@ arrays_reload (char *report, size_t len)
   report[0] = '\0';
   pthread_mutex_lock (&reload_lock);
   for (i = 0; i < ndirs; i++)
-    if (scan_dir (dirs[i], err, sizeof err) == -1) {
+    if (scan_dir (dirs[i], err, sizeof err) == -1 || err[0]) {
       snprintf (line, sizeof line, "left out: %s", err);
       say (report, len, &used, line);
       r = -1;
@@ -512,11 +560,12 @@ arrays_names (char *buf, size_t len)
 struct served *
 arrays_find (const char *export_name)
 {
+  struct served *one = only ();
   char names[1024];
   unsigned i;
 
-  if (export_name[0] == '\0' && only ())
-    return only ();
+  if (export_name[0] == '\0' && one)
+    return one;
   for (i = 0; i < count (); i++)
     if (ready (served[i]) &&
         strcmp (raid_name (served[i]->array), export_name) == 0)
@@ -608,16 +657,19 @@ arrays_connections (void)
   return n;
 }
 
-/* Control planes first: they drive the arrays' background work. */
+/* Control loops stop first: they drive the arrays' background work;
+ * but they are freed last, for the events of the arrays' stops. */
 void
 arrays_free (void)
 {
   unsigned i;
 
   for (i = 0; i < count (); i++)
-    control_free (served[i]->control);
-  for (i = 0; i < count (); i++) {
+    control_halt (served[i]->control);
+  for (i = 0; i < count (); i++)
     raid_close (served[i]->array);
+  for (i = 0; i < count (); i++) {
+    control_free (served[i]->control);
     if (served[i]->loaded)
       raid_config_free (&served[i]->cfg);
     free (served[i]->path);

@@ -65,16 +65,17 @@ device_state (const struct raid_array *a, const struct raid_slot *s,
 
 /* mdadm's "detached": a device whose path names nothing now (or
  * something else, while it is open).  A closed device is judged by its
- * path alone; URIs never are. */
+ * path alone; NBD exports and nested arrays never are. */
 static bool
 slot_detached (const struct raid_slot *s)
 {
   struct stat st;
 
+  if (!s->path || raid_spec_is_uri (s->path) || raid_spec_array (s->path))
+    return false;
   if (s->io)
     return member_detached (s->io);
-  return s->path && !raid_spec_is_uri (s->path) &&
-    stat (s->path, &st) == -1 &&
+  return stat (s->path, &st) == -1 &&
     (errno == ENOENT || errno == ENXIO || errno == ENODEV);
 }
 

@@ -428,6 +428,12 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
 
   if (check_range (a, count, offset) || array_check_alive (a))
     return -1;
+  /* Refused before it is counted; array_start_write, which counts the
+   * writes in flight, catches one made read-only meanwhile. */
+  if (__atomic_load_n (&a->refuse_writes, __ATOMIC_ACQUIRE)) {
+    errno = EROFS;
+    return -1;
+  }
   started_ns = buf
     ? request_start (&a->requests.writes, &a->requests.write_bytes, count)
     : request_start (&a->requests.zeroes, &a->requests.zero_bytes, count);

@@ -291,7 +291,10 @@ array_reads_failed (struct raid_array *a, const struct io_batch *b,
     if (!op->err)
       continue;
     read_failed (a, op, gone, repair);
-    if (rewrite && member_set_has (repair, op->member) &&
+    /* A read-only array writes nothing, repairs included (md skips its
+     * read-repair too): the data is rebuilt for the read only. */
+    if (rewrite && !__atomic_load_n (&a->readonly, __ATOMIC_ACQUIRE) &&
+        member_set_has (repair, op->member) &&
         io_batch_add (rewrite, IO_WRITE, op->member, op->off, op->len,
                       op->buf))
       return -1;

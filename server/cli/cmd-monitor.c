@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,10 @@ cmd_monitor (int argc, char **argv)
     goto usage;
   if (mo.syslog)
     openlog ("nbdraid", LOG_PID, LOG_DAEMON);
+  /* A sendmail that exits before reading is a failed mail, not the
+   * end of the monitor. */
+  if (mo.mail)
+    signal (SIGPIPE, SIG_IGN);
   fd = control_connect (mo.socket, mo.config, mo.reconnect && !mo.oneshot);
   if (fd == -1 && (mo.oneshot || !mo.reconnect))
     return 1;

@@ -49,7 +49,13 @@ mail_event (const char *addr, const char *event, const char *array,
     fprintf (fp, "\n%s\n", detail);
   fprintf (fp, "\nnbdraid status and nbdraid detail tell more.\n");
   status = pclose (fp);
-  if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    fprintf (stderr, "nbdraid: monitor: mail to %s: %s -t failed (status "
-             "%d)\n", addr, sendmail, status);
+  if (status == -1)
+    fprintf (stderr, "nbdraid: monitor: mail to %s: %s -t: %s\n", addr,
+             sendmail, strerror (errno));
+  else if (WIFSIGNALED (status))
+    fprintf (stderr, "nbdraid: monitor: mail to %s: %s -t killed by signal "
+             "%d\n", addr, sendmail, WTERMSIG (status));
+  else if (WEXITSTATUS (status) != 0)
+    fprintf (stderr, "nbdraid: monitor: mail to %s: %s -t failed (exit "
+             "%d)\n", addr, sendmail, WEXITSTATUS (status));
 }

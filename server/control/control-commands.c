@@ -438,7 +438,7 @@ add (struct raid_array *top, const struct target *t, const char *path,
 
 /* Whether device d is one the keyword form of the verb acts on:
  * fail detached (in use, and gone), remove failed, remove detached
- * (out of use, and gone). */
+ * (faulty or a spare, and gone). */
 static bool
 qualifies (const struct raid_device_status *d, bool fail, bool detached)
 {
@@ -447,8 +447,10 @@ qualifies (const struct raid_device_status *d, bool fail, bool detached)
 
   if (fail)
     return d->detached && in_use;
-  return detached ? d->detached && !in_use && d->state != RAID_DEV_MISSING
-    : d->state == RAID_DEV_FAULTY;
+  if (detached)
+    return d->detached && (d->state == RAID_DEV_FAULTY ||
+                           (d->role < 0 && d->state == RAID_DEV_SPARE));
+  return d->state == RAID_DEV_FAULTY;
 }
 
 /* mdadm's keywords: fail detached, remove failed, remove detached: the
@@ -495,6 +497,13 @@ every_device (struct raid_array *a, const struct raid_config *cfg, FILE *fp,
   if (r == 0 && used == 0)
     snprintf (done, sizeof done, "no %s device to %s",
               detached ? "detached" : "failed", fail ? "fail" : "remove");
+  /* One ERR line, which must still tell what was done before. */
+  for (i = 0; r == -1 && i < used; i++)
+    if (done[i] == '\n')
+      done[i] = ',';
+  if (r == -1 && used)
+    snprintf (err + strlen (err), sizeof err - strlen (err),
+              " (done before: %.700s)", done);
   answer (fp, r, err, done);
   free (st);
 }
@@ -652,7 +661,16 @@ control_command (struct control *c, struct raid_array *a,
             strcmp (w[0], "readwrite") == 0) && n == 1) {
     bool ro = w[0][4] == 'o';
 
-    r = raid_admin_readonly (t.a, ro, err, sizeof err);
+    /* The array above writes into a nested one: alone, it would be
+     * failed out of it. */
+    if (t.a != a) {
+      snprintf (err, sizeof err, "array %s is nested in array %s: make %s "
+                "%s instead", raid_name (t.a), raid_name (a), raid_name (a),
+                w[0]);
+      r = -1;
+    }
+    else
+      r = raid_admin_readonly (t.a, ro, err, sizeof err);
     snprintf (done, sizeof done, "array %s is %s", raid_name (t.a),
               ro ? "read-only" : "writable");
     answer (fp, r, err, done);

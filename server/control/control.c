@@ -60,6 +60,7 @@ struct control {
   struct pending queue[QUEUE];
   unsigned head, count;
   bool stopping;
+  bool halted;                  /* its loop ran, and was stopped */
   struct control_client *clients;
   uint64_t speed_min, speed_max;
   uint64_t client_bytes;        /* at the last tick */
@@ -566,26 +567,34 @@ control_start (struct control *c, struct raid_array *a, char *err,
 }
 
 void
+control_halt (struct control *c)
+{
+  if (!c || !c->running)
+    return;
+  pthread_mutex_lock (&c->lock);
+  c->stopping = true;
+  pthread_mutex_unlock (&c->lock);
+  ev_async_send (c->loop, &c->wake_w);
+  pthread_join (c->thread, NULL);
+  while (c->clients)
+    close_client (c, c->clients);
+  c->running = false;
+  c->halted = true;
+}
+
+void
 control_free (struct control *c)
 {
   if (!c)
     return;
-  if (c->running) {
-    pthread_mutex_lock (&c->lock);
-    c->stopping = true;
-    pthread_mutex_unlock (&c->lock);
-    ev_async_send (c->loop, &c->wake_w);
-    pthread_join (c->thread, NULL);
-    while (c->clients)
-      close_client (c, c->clients);
-  }
+  control_halt (c);
   if (c->loop)
     ev_loop_destroy (c->loop);
   if (c->listen_fd >= 0) {
     close (c->listen_fd);
     /* Not in the parent nbdkit leaves when it goes to the background:
      * the socket is the server's, in the child. */
-    if (c->running || getpid () == c->listener)
+    if (c->halted || getpid () == c->listener)
       unlink (c->path);
   }
   checks_free (c->checks);

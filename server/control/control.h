@@ -43,7 +43,9 @@ void control_event (void *opaque, enum raid_event event, const char *array,
 int control_listen (struct control *c, char *err, size_t errlen);
 int control_start (struct control *c, struct raid_array *a, char *err,
                    size_t errlen);
-/* Stop the loop, close the socket, free everything. */
+/* Stop the loop and close its clients: events still queue, unheard,
+ * while the array stops.  Then free it all (halting it first). */
+void control_halt (struct control *c);
 void control_free (struct control *c);
 
 /* What control-commands.c needs of the loop. */
