@@ -3,7 +3,8 @@
 # array being served is refused (the server holds a lock on it) and
 # keeps its superblock; an idle member is wiped, after which nbdraid
 # examine (and mdadm --examine, where installed) finds none; a device
-# with no md superblock is refused.
+# with no md superblock is refused.  Both reach a device by its NBD URI
+# (within nbd-connect-timeout's default, which they use).
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -33,3 +34,12 @@ if out=$("$NBDRAID" zero-superblock "$T/r1/d0.img" 2>&1); then
 fi
 grep -q "d0.img: no md v1.2 superblock to zero" <<< "$out" || die "$out"
 echo "ok: zero-superblock refuses a served member, wipes an idle one"
+
+start_member d1 "$T/r1/d1.img"
+out=$("$NBDRAID" examine "$member_uri") || die "examine by URI: $out"
+grep -q "Device Role : Active device 1" <<< "$out" || die "examine by URI: $out"
+"$NBDRAID" zero-superblock "$member_uri" || die "zero-superblock by URI failed"
+if out=$("$NBDRAID" examine "$T/r1/d1.img" 2>&1); then
+  die "zero-superblock by URI left a superblock: $out"
+fi
+echo "ok: examine and zero-superblock reach a device by its NBD URI"

@@ -306,7 +306,8 @@ raid_admin_add (struct raid_array *a, const char *path, char *err,
 {
   const struct md_superblock *ref = &a->slots[a->reference].sb;
   struct member_open_options mo = { .nbd_connections = 2,
-    .nbd_timeout_s = 30, .connect_timeout_s = 10 };
+    .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
+    .connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S };
   struct member *m = NULL, *all[2 * RAID_MAX_MEMBERS + 1];
   struct raid_slot *s;
   struct md_superblock *sb = NULL;

@@ -746,9 +746,9 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
 
   memset (cfg, 0, sizeof *cfg);
   cfg->level = -1;
-  cfg->nbd_connections = 4;
-  cfg->nbd_timeout_s = 30;
-  cfg->nbd_connect_timeout_s = 10;
+  cfg->nbd_connections = RAID_NBD_CONNECTIONS;
+  cfg->nbd_timeout_s = RAID_NBD_TIMEOUT_S;
+  cfg->nbd_connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S;
   cfg->speed_min = 10 * 1024 * 1024;
   cfg->bitmap = true;
   cfg->file = strdup (file);

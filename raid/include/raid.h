@@ -21,6 +21,13 @@
 
 /* ---- the config file (raid/format/config-file.c) ------------------ */
 
+/* nbd-connections, nbd-timeout and nbd-connect-timeout when the config
+ * does not set them; nbdraid examine and zero-superblock, which read no
+ * config, reach an NBD device within the same timeouts. */
+#define RAID_NBD_CONNECTIONS 4
+#define RAID_NBD_TIMEOUT_S 30
+#define RAID_NBD_CONNECT_TIMEOUT_S 10
+
 /* A member line of "missing" (mdadm's word) keeps a role that no
  * device holds: nbdraid remove writes it in place of a member's path,
  * so the lines still count the array's roles. */

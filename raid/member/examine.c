@@ -147,7 +147,10 @@ int
 raid_examine (const char *spec, struct raid_member_info *info, char *err,
               size_t errlen)
 {
-  struct member_open_options mo = { .readonly = true };
+  struct member_open_options mo = {
+    .readonly = true, .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
+    .connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S,
+  };
   struct md_superblock *sb = malloc (sizeof *sb);
   struct member *m = NULL;
   int r = -1;

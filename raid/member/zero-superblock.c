@@ -17,7 +17,10 @@ int
 raid_zero_superblock (const char *spec, char *err, size_t errlen)
 {
   /* Alone: a device an array is serving holds a shared lock on it. */
-  struct member_open_options mo = { .exclusive = true };
+  struct member_open_options mo = {
+    .exclusive = true, .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
+    .connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S,
+  };
   struct member *m;
   uint8_t magic[4];
   int r = -1;
