@@ -43,9 +43,11 @@ expect_usage readonly "$c" now
 expect_usage readwrite "$c" 1
 expect_usage reload "$c" now
 expect_usage status
+expect_usage scan
+expect_usage scan --bogus "$T"
 for verb in status fail remove add re-add replace check repair idle \
             speed-limit readonly readwrite reload wait monitor create \
-            examine; do
+            examine scan; do
   out=$("$NBDRAID" $verb --help) || die "nbdraid $verb --help failed"
   grep -q "^usage: nbdraid $verb" <<< "$out" || die "$verb --help: $out"
 done

@@ -1,10 +1,13 @@
 # raid/assemble: arrays from a config: assembly from the members'
-# superblocks, and nbdraid create.  On top: it wires the layers
-# together (each array's level family, the shared spares).
+# superblocks (moved ones found by scan =), nbdraid create, and
+# examining an assembled array as the member of another.  On top: it
+# wires the layers together (each array's level family, the shared
+# spares).
 noinst_LTLIBRARIES += %reldir%/libassemble.la
 %canon_reldir%_libassemble_la_SOURCES = \
 	%reldir%/assemble.c \
 	%reldir%/create.c \
-	%reldir%/scan.c
+	%reldir%/scan.c \
+	%reldir%/examine-array.c
 %canon_reldir%_libassemble_la_CPPFLAGS = $(ASSEMBLE_INCLUDES)
 %canon_reldir%_libassemble_la_CFLAGS = $(ENGINE_CFLAGS)

@@ -491,6 +491,10 @@ struct raid_member_info {
   const char *role_name;
   /* 'A' for each role some device fills, '.' for one none does. */
   char array_state[RAID_MD_MAX_DEV + 1];
+  /* md's dev_roles: the role this superblock gives each device number,
+   * max_dev of them (raid_member_role reads them). */
+  unsigned max_dev;
+  uint16_t dev_roles[RAID_MD_MAX_DEV];
   uint64_t array_bytes;
   /* The write-intent bitmap: its header and dirty bits, or why they
    * could not be read (bitmap_why not empty). */
@@ -501,11 +505,30 @@ struct raid_member_info {
   uint64_t bitmap_chunks, bitmap_dirty;
 };
 /* Read spec's superblock (and bitmap).  0; or -1 with a one-line reason
- * (naming spec) in err; or 1 when only the superblock's checksum is
- * wrong: err says so, and info describes the superblock all the same,
- * as mdadm --examine does. */
+ * (naming spec) in err, errno ENODATA when spec holds no md superblock
+ * at all, as against a damaged one or a device that cannot be read; or
+ * 1 when only the superblock's checksum is wrong: err says so, and info
+ * describes the superblock all the same, as mdadm --examine does. */
 int raid_examine (const char *spec, struct raid_member_info *info,
                   char *err, size_t errlen);
+
+/* The role the superblock ref (the freshest of an array: md judges
+ * every device by it) gives the device m describes, as assembly
+ * places it; a device ref does not know keeps the role of its own.
+ * *name is NULL for a role number, else "spare", "faulty" or
+ * "journal". */
+unsigned raid_member_role (const struct raid_member_info *ref,
+                           const struct raid_member_info *m,
+                           const char **name);
+
+/* As raid_examine, for the array cfg describes as a whole: assemble it
+ * read-only (degraded if need be) and read the superblock at the start
+ * of its data, where the array it is a member of keeps one (a RAID50's
+ * groups hold the RAID0's).  err also says why cfg would not assemble
+ * (errno then is not ENODATA). */
+int raid_examine_array (const struct raid_config *cfg,
+                        struct raid_member_info *info, char *err,
+                        size_t errlen);
 
 /* Write zeros over spec's md superblock (mdadm --zero-superblock): 0, or
  * -1 with a one-line reason in err, naming spec: it holds none, or an

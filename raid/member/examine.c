@@ -10,13 +10,15 @@
 #include <string.h>
 
 #include "bitmap-format.h"
+#include "examine.h"
 #include "geometry.h"
 #include "member.h"
 #include "raid.h"
 #include "superblock-io.h"
 
 _Static_assert (RAID_MD_MAX_DEV == MD_SB_MAX_DEV_LIMIT,
-                "raid_member_info's array_state holds every md role");
+                "raid_member_info's array_state and dev_roles hold every "
+                "md role");
 
 /* mdadm's picture of the roles: 'A' for a role some device fills, '.'
  * for one none does (its device failed or was removed). */
@@ -134,6 +136,11 @@ describe (struct member *m, const struct md_superblock *sb,
   info->role = md_sb_role (sb);
   info->role_name = role_name (info->role);
   array_state (sb, info->array_state);
+  /* decode refuses more, but the copy must not depend on it */
+  info->max_dev = sb->max_dev < RAID_MD_MAX_DEV ? sb->max_dev
+    : RAID_MD_MAX_DEV;
+  memcpy (info->dev_roles, sb->dev_roles,
+          info->max_dev * sizeof *info->dev_roles);
   info->array_bytes = geometry_init (&g, why, sizeof why) == 0
     ? g.array_bytes : 0;
   info->has_bitmap = sb->feature_map & MD_FEATURE_BITMAP;
@@ -144,6 +151,27 @@ describe (struct member *m, const struct md_superblock *sb,
 }
 
 int
+member_examine (struct member *m, struct raid_member_info *info, char *err,
+                size_t errlen)
+{
+  struct md_superblock *sb = malloc (sizeof *sb);
+  bool none;
+  int r;
+
+  if (!sb) {
+    snprintf (err, errlen, "%s: %s", m->name, strerror (ENOMEM));
+    return -1;
+  }
+  r = md_sb_read_examine (m, sb, &none, err, errlen);
+  if (r >= 0)
+    describe (m, sb, info);
+  free (sb);
+  if (r == -1)
+    errno = none ? ENODATA : EIO;
+  return r;
+}
+
+int
 raid_examine (const char *spec, struct raid_member_info *info, char *err,
               size_t errlen)
 {
@@ -151,20 +179,27 @@ raid_examine (const char *spec, struct raid_member_info *info, char *err,
     .readonly = true, .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
     .connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S,
   };
-  struct md_superblock *sb = malloc (sizeof *sb);
-  struct member *m = NULL;
-  int r = -1;
+  struct member *m = member_open (spec, &mo, err, errlen);
+  int r, saved;
 
-  if (!sb) {
-    snprintf (err, errlen, "%s: %s", spec, strerror (ENOMEM));
+  if (!m) {
+    errno = EIO;                /* not ENODATA: it could not be read */
     return -1;
   }
-  m = member_open (spec, &mo, err, errlen);
-  if (m)
-    r = md_sb_read_examine (m, sb, err, errlen);
-  if (r >= 0)
-    describe (m, sb, info);
+  r = member_examine (m, info, err, errlen);
+  saved = errno;
   member_close (m);
-  free (sb);
+  errno = saved;
   return r;
+}
+
+unsigned
+raid_member_role (const struct raid_member_info *ref,
+                  const struct raid_member_info *m, const char **name)
+{
+  unsigned role = m->dev_number < ref->max_dev
+    ? ref->dev_roles[m->dev_number] : m->role;
+
+  *name = role_name (role);
+  return role;
 }

@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += %reldir%/libmember.la
 %canon_reldir%_libmember_la_SOURCES = \
 	%reldir%/create-undo.c %reldir%/create-undo.h \
-	%reldir%/examine.c \
+	%reldir%/examine.c %reldir%/examine.h \
 	%reldir%/hole-memo.c %reldir%/hole-memo.h \
 	%reldir%/member.c %reldir%/member.h \
 	%reldir%/member-file.c \

@@ -105,12 +105,10 @@ md_sb_read (struct member *m, struct md_superblock *sb, bool *no_superblock,
 }
 
 int
-md_sb_read_examine (struct member *m, struct md_superblock *sb, char *err,
-                    size_t errlen)
+md_sb_read_examine (struct member *m, struct md_superblock *sb,
+                    bool *no_superblock, char *err, size_t errlen)
 {
-  bool none;
-
-  return read_superblock (m, sb, &none, true, err, errlen);
+  return read_superblock (m, sb, no_superblock, true, err, errlen);
 }
 
 int

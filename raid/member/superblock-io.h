@@ -18,7 +18,7 @@ int md_sb_read (struct member *m, struct md_superblock *sb,
  * its checksum (md_sb_only_csum_wrong) gives 1, the fault in err and
  * sb complete, so it can be shown as mdadm --examine shows it. */
 int md_sb_read_examine (struct member *m, struct md_superblock *sb,
-                        char *err, size_t errlen);
+                        bool *no_superblock, char *err, size_t errlen);
 
 /* Encode and write (not flushed).  Returns 0 or -1 with errno set. */
 int md_sb_write (struct member *m, const struct md_superblock *sb);

@@ -5,6 +5,7 @@
 /* Each returns the process exit status. */
 int cmd_create (int argc, char **argv);
 int cmd_examine (int argc, char **argv);
+int cmd_scan (int argc, char **argv);
 int cmd_zero_superblock (int argc, char **argv);
 /* The verbs that talk to a running array's control socket. */
 int cmd_admin (int argc, char **argv);

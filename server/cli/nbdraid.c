@@ -1,6 +1,7 @@
 /* nbdraid: the admin tool, modelled on mdadm.
  *
  *   nbdraid create CONFIG [...]      nbdraid examine [--json] MEMBER...
+ *   nbdraid scan [--json] DEVICE|DIR|GLOB|URI...
  *   nbdraid status|fail|add|... CONFIG [...]   (a running array)
  */
 #include <config.h>
@@ -18,6 +19,7 @@ static const struct {
   { "create", cmd_create, "create CONFIG [--assume-clean] [--force] "
     "[--arrange] [--strict-controllers]" },
   { "examine", cmd_examine, "examine [--json] MEMBER|CONFIG..." },
+  { "scan", cmd_scan, "scan [--json] DEVICE|DIR|GLOB|URI..." },
   { "zero-superblock", cmd_zero_superblock, "zero-superblock DEVICE..." },
   { "status", cmd_admin, NULL },
   { "detail", cmd_admin, NULL },
