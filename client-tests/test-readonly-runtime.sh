@@ -41,7 +41,7 @@ dd if=/dev/zero bs=4096 count=1 2>/dev/null | tr '\0' z |
   dd of="$T/data" conv=notrunc 2>/dev/null
 grep -q "write refused: EPERM\|write refused: EROFS" "$T/client.out" ||
   die "the older connection could write: $(cat "$T/client.out")"
-status_is "j['readonly'] and j['clean'] and 'read-only' in j['state']" ||
+status_is "j['readonly'] and j['clean'] and 'read-only' in j['state'] and j['bitmap']['dirty'] == 0" ||
   die "status after readonly: $(status_json)"
 grep -q "State : clean, read-only" <<< "$("$NBDRAID" detail "$conf")" ||
   die "detail: $("$NBDRAID" detail "$conf")"

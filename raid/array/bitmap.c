@@ -390,8 +390,11 @@ clear_idle (struct raid_array *a, bool all)
 
   if (!b->present || any_role_out (a))
     return;
-  synced = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) *
-    a->geo.unit_bytes / b->chunk_bytes;
+  /* Chunks the resync has passed whole; all of them, the last one
+   * (which the array may end inside) too, once it is done. */
+  synced = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE);
+  synced = synced >= a->ops->sync_units (a) ? b->chunks
+    : synced * a->geo.unit_bytes / b->chunk_bytes;
   pthread_mutex_lock (&b->lock);
   for (c = 0; c < synced && c < b->chunks && !candidates; c++)
     candidates = idle (b, c, all, now, quiet);
