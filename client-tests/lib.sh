@@ -149,6 +149,18 @@ new_array () {
   members=$(member_paths "$dir" "$n")
 }
 
+# named_array CONF NAME DIR LEVEL LAYOUT CHUNK N SIZE: like new_array,
+# for the array NAME with its members in DIR and its config in CONF.
+named_array () {
+  local conf=$1 name=$2 dir=$3 level=$4 layout=$5 chunk=$6 n=$7 size=$8
+  make_members "$dir" "$n" "$size"
+  # shellcheck disable=SC2046
+  write_config "$conf" "$level" "$layout" "$chunk" $(member_paths "$dir" "$n")
+  sed -i "s/^name = test\$/name = $name/" "$conf"
+  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+    die "nbdraid create $name: $(tail -1 "$T/create.log")"
+}
+
 export_size () {
   nbdinfo --size "$uri"
 }

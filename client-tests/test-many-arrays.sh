@@ -16,14 +16,7 @@ etc=$T/etc
 mkdir -p "$etc"
 # array NAME LEVEL LAYOUT CHUNK N: members in $T/NAME, config in $etc
 array () {
-  local name=$1 level=$2 layout=$3 chunk=$4 n=$5
-  make_members "$T/$name" "$n" 16M
-  # shellcheck disable=SC2046
-  write_config "$etc/$name.conf" "$level" "$layout" "$chunk" \
-    $(member_paths "$T/$name" "$n")
-  sed -i "s/^name = test/name = $name/" "$etc/$name.conf"
-  "$NBDRAID" create --assume-clean "$etc/$name.conf" 2>> "$T/create.log" ||
-    die "create $name: $(cat "$T/create.log")"
+  named_array "$etc/$1.conf" "$1" "$T/$1" "$2" "$3" "$4" "$5" 16M
 }
 array mirror 1 - - 2
 array parity 5 left-symmetric 64K 4

@@ -22,14 +22,7 @@ SBEDIT="/usr/bin/python3 $abs_top_srcdir/client-tests/sb-edit.py"
 # make_array DIR NAME LEVEL LAYOUT CHUNK N: N members DIR/dI.img of 8M
 # in array NAME, created; "-" omits layout or chunk
 make_array () {
-  local dir=$1 name=$2 level=$3 layout=$4 chunk=$5 n=$6
-  make_members "$dir" "$n" 8M
-  # shellcheck disable=SC2046
-  write_config "$dir/a.conf" "$level" "$layout" "$chunk" \
-    $(member_paths "$dir" "$n")
-  sed -i "s/^name = test$/name = $name/" "$dir/a.conf"
-  "$NBDRAID" create --assume-clean "$dir/a.conf" 2>> "$T/create.log" ||
-    die "nbdraid create $name: $(cat "$T/create.log")"
+  named_array "$1/a.conf" "$2" "$1" "$3" "$4" "$5" "$6" 8M
 }
 
 # fill CONF NAME: random data into the array, kept as $T/NAME.data

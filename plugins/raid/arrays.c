@@ -596,15 +596,11 @@ describe (struct raid_array *a, char *buf, size_t len)
 {
   struct raid_status *st = malloc (sizeof *st);
   char layout[40];
-  unsigned i, working = 0;
-
   if (!st) {
     snprintf (buf, len, "%s", raid_name (a));
     return;
   }
   raid_get_status (a, st);
-  for (i = 0; i < st->ndevices; i++)
-    working += st->dev[i].role >= 0 && st->dev[i].state == RAID_DEV_ACTIVE;
   raid_layout_name (st->level, st->layout, layout, sizeof layout);
   snprintf (buf, len, "RAID%d%s%s, %u members", st->level,
             strcmp (layout, "-") ? " " : "",
@@ -613,7 +609,8 @@ describe (struct raid_array *a, char *buf, size_t len)
     snprintf (buf + strlen (buf), len - strlen (buf), ", %luK chunk",
               (unsigned long) (st->chunk_bytes / 1024));
   snprintf (buf + strlen (buf), len - strlen (buf), ", %s",
-            st->failed ? "failed" : working < st->members ? "degraded"
+            st->failed ? "failed"
+            : raid_status_working (st) < st->members ? "degraded"
             : "active");
   free (st);
 }

@@ -108,7 +108,7 @@ static void
 look (struct raid_array *a, bool *wants, char *spare, size_t len)
 {
   struct raid_status *st = malloc (sizeof *st);
-  unsigned i, working = 0, free_spares = 0;
+  unsigned i, free_spares = 0;
 
   *wants = false;
   spare[0] = '\0';
@@ -117,11 +117,11 @@ look (struct raid_array *a, bool *wants, char *spare, size_t len)
   raid_get_status (a, st);
   for (i = 0; i < st->ndevices; i++) {
     const struct raid_device_status *d = &st->dev[i];
-    working += d->role >= 0 && d->state == RAID_DEV_ACTIVE;
     if (d->role < 0 && d->state == RAID_DEV_SPARE && free_spares++ == 0)
       snprintf (spare, len, "%s", d->path);
   }
-  *wants = !st->failed && !st->readonly && working < st->members &&
+  *wants = !st->failed && !st->readonly &&
+    raid_status_working (st) < st->members &&
     st->job == RAID_JOB_NONE && free_spares == 0;
   free (st);
 }

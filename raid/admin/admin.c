@@ -107,6 +107,16 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   d->detached = slot_detached (s);
 }
 
+unsigned
+raid_status_working (const struct raid_status *st)
+{
+  unsigned i, n = 0;
+
+  for (i = 0; i < st->members; i++)
+    n += st->dev[i].state == RAID_DEV_ACTIVE;
+  return n;
+}
+
 /* Fill in the picture nbdraid status draws: the array, each device, the
  * job, the bitmap and the client requests. */
 void

@@ -386,6 +386,9 @@ struct raid_status {
   struct raid_requests requests;
 };
 void raid_get_status (struct raid_array *a, struct raid_status *st);
+/* Roles whose device is active (mdstat's [n/m]): fewer than members is
+ * degraded. */
+unsigned raid_status_working (const struct raid_status *st);
 /* The nested arrays among a's members (up to max of them). */
 unsigned raid_children (struct raid_array *a, struct raid_array **out,
                         unsigned max);

@@ -24,23 +24,12 @@
 /* 1 PB/s: more than any array, far below 2^64 bytes/s. */
 #define MAX_SPEED_MB 1e9
 
-/* Roles whose device is active (mdstat's [n/m]). */
-static unsigned
-working (const struct raid_status *st)
-{
-  unsigned i, n = 0;
-
-  for (i = 0; i < st->members; i++)
-    n += st->dev[i].state == RAID_DEV_ACTIVE;
-  return n;
-}
-
 /* The words that describe the array as a whole. */
 static void
 array_state (const struct raid_status *st, char *buf, size_t len)
 {
   snprintf (buf, len, "%s%s%s%s%s", st->failed ? "failed"
-            : working (st) < st->members ? "degraded" : "active",
+            : raid_status_working (st) < st->members ? "degraded" : "active",
             st->readonly ? ", read-only" : "",
             st->synced ? "" : ", resync due",
             st->job != RAID_JOB_NONE ? ", " : "",
@@ -77,7 +66,7 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
 
   array_state (st, state, sizeof state);
   fprintf (fp, "%s : %s raid%d [%u/%u] [", st->name, state, st->level,
-           st->members, working (st));
+           st->members, raid_status_working (st));
   for (i = 0; i < st->members; i++)
     fputc (st->dev[i].state == RAID_DEV_ACTIVE ? 'U' : '_', fp);
   fprintf (fp, "]\n      %" PRIu64 " KiB", st->array_bytes / 1024);
@@ -141,7 +130,8 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
   fprintf (fp, ", \"chunk_bytes\": %" PRIu64 ", \"array_bytes\": %" PRIu64
            ", \"member_bytes\": %" PRIu64 ", \"members\": %u"
            ", \"working\": %u, \"state\": ", st->chunk_bytes,
-           st->array_bytes, st->member_bytes, st->members, working (st));
+           st->array_bytes, st->member_bytes, st->members,
+           raid_status_working (st));
   json_string (fp, state);
   fprintf (fp, ", \"failed\": %s, \"synced\": %s, \"clean\": %s"
            ", \"readonly\": %s, \"events\": %" PRIu64,
@@ -171,9 +161,10 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            st->job_total, st->job_total ? 100.0 * st->job_done /
            st->job_total : 0.0, speed);
   fprintf (fp, ", \"mismatches\": %" PRIu64 ", \"unlocated\": %" PRIu64
-           ", \"last_work_bytes\": %" PRIu64 ", \"bitmap\": {\"chunk_bytes\": %"
-           PRIu64 ", \"chunks\": %" PRIu64 ", \"dirty\": %" PRIu64 "}",
-           st->mismatches, st->unlocated, st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
+           ", \"last_work_bytes\": %" PRIu64 ", \"bitmap\": "
+           "{\"chunk_bytes\": %" PRIu64 ", \"chunks\": %" PRIu64
+           ", \"dirty\": %" PRIu64 "}", st->mismatches, st->unlocated,
+           st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
            st->bitmap_dirty);
   fprintf (fp, ", \"speed_limit\": {\"min_bytes_per_sec\": %" PRIu64
            ", \"max_bytes_per_sec\": %" PRIu64 "}", min, max);
@@ -533,7 +524,7 @@ replay (FILE *fp, struct raid_array *a, const struct raid_config *cfg,
   raid_get_status (a, st);
   if (st->failed)
     event_line (fp, RAID_EVENT_FAILED_ARRAY, st->name, "", "");
-  else if (working (st) < st->members)
+  else if (raid_status_working (st) < st->members)
     event_line (fp, RAID_EVENT_DEGRADED_ARRAY, st->name, "", "");
   for (i = 0; i < st->ndevices; i++)
     spares += st->dev[i].role < 0 && st->dev[i].state == RAID_DEV_SPARE;

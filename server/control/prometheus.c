@@ -71,17 +71,6 @@ sample_end (FILE *fp, double v)
     fprintf (fp, "} %.9f\n", v);
 }
 
-/* Roles whose device is active (status's [n/m]). */
-static unsigned
-working (const struct raid_status *st)
-{
-  unsigned i, n = 0;
-
-  for (i = 0; i < st->members; i++)
-    n += st->dev[i].state == RAID_DEV_ACTIVE;
-  return n;
-}
-
 /* Devices, in the roles or not, in a state. */
 static unsigned
 devices_in (const struct raid_status *st, enum raid_device_state state)
@@ -103,7 +92,7 @@ up (const struct metrics_array *m)
 static double
 degraded (const struct metrics_array *m)
 {
-  return !m->st.failed && working (&m->st) < m->st.members;
+  return !m->st.failed && raid_status_working (&m->st) < m->st.members;
 }
 
 static double
@@ -133,7 +122,7 @@ members (const struct metrics_array *m)
 static double
 working_members (const struct metrics_array *m)
 {
-  return working (&m->st);
+  return raid_status_working (&m->st);
 }
 
 static double
@@ -378,8 +367,9 @@ durations (FILE *fp, const struct metrics_array *arrays, unsigned n)
 {
   unsigned i;
 
-  header (fp, "nbdraid_request_duration_seconds", "summary", "Time clients' reads, writes and zeroes "
-          "took, from entry to the engine to return.");
+  header (fp, "nbdraid_request_duration_seconds", "summary",
+          "Time clients' reads, writes and zeroes took, from entry to the "
+          "engine to return.");
   for (i = 0; i < n; i++) {
     const struct raid_requests *rq = &arrays[i].st.requests;
     sample_start (fp, "nbdraid_request_duration_seconds_sum", &arrays[i].st);
