@@ -161,19 +161,41 @@ kill -0 "$mon" 2>/dev/null || die "the monitor exited: $(cat "$T/monitor.err")"
 rm -f "$pidfile"                # as systemd does after the stop
 echo "ok: SIGTERM left every member clean; the monitor waits for the server"
 
-# An array that cannot start: ExecStart fails, naming the member, with
-# nothing left running and no pid file, so the start fails at once.
+# An array that cannot start even degraded: ExecStart fails at once,
+# naming the members, with nothing left running and no pid file.
 mv "$root/srv/disks/d1.img" "$root/srv/disks/d1.away"
+mv "$root/srv/disks/d2.img" "$root/srv/disks/d2.away"
 run_lines ExecStartPre nbdraid@test.service
+t0=$SECONDS
 if run_lines ExecStart nbdraid@test.service 2> "$T/start.err"; then
-  die "ExecStart succeeded with a member missing"
+  die "ExecStart succeeded with two members of three missing"
 fi
+[ $((SECONDS - t0)) -lt 20 ] || die "a start that cannot succeed waited"
 grep -q "d1.img" "$T/start.err" ||
   die "the start error does not name the member: $(cat "$T/start.err")"
 [ ! -e "$pidfile" ] || die "a failed start left a pid file"
 run_lines ExecStopPost nbdraid@test.service
-mv "$root/srv/disks/d1.away" "$root/srv/disks/d1.img"
+mv "$root/srv/disks/d2.away" "$root/srv/disks/d2.img"
 echo "ok: a start that cannot assemble fails at once: $(head -1 "$T/start.err")"
+
+# One member missing: the last resort waits (its 30 s made 2 here),
+# then serves degraded and says so.
+sed -i 's/degraded-after=30s/degraded-after=2s/' "$T/units/nbdraid@test.service"
+run_lines ExecStartPre nbdraid@test.service
+t0=$SECONDS
+run_lines ExecStart nbdraid@test.service 2> "$T/start.err" ||
+  die "the last resort did not start it: $(cat "$T/start.err")"
+[ $((SECONDS - t0)) -ge 2 ] || die "started degraded without waiting"
+grep -q "warning: array test: started degraded after waiting 2 s" "$T/start.err" ||
+  die "no last-resort warning: $(cat "$T/start.err")"
+wait_for 10 test -s "$pidfile" || die "no pid file after the last resort"
+kill "$(cat "$pidfile")"
+wait_for 20 sh -c "! kill -0 $(cat "$pidfile") 2>/dev/null" || die "nbdkit did not stop"
+rm -f "$pidfile"
+run_lines ExecStopPost nbdraid@test.service
+mv "$root/srv/disks/d1.away" "$root/srv/disks/d1.img"
+sed -i 's/degraded-after=2s/degraded-after=30s/' "$T/units/nbdraid@test.service"
+echo "ok: one member missing: waited, then served degraded"
 
 # A crash leaves nbdkit's socket behind; ExecStopPost, which systemd
 # runs before Restart= starts it again, clears it, so the restart serves.
