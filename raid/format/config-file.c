@@ -1,5 +1,6 @@
 /* nbdraid: loading and checking the config file; rewriting it is in
- * config-rewrite.c. */
+ * config-rewrite.c, the sizes and durations it takes in units.c, the
+ * default paths of its sockets and state in config-paths.c. */
 #include <config.h>
 
 #include <ctype.h>
@@ -54,69 +55,6 @@ fail (struct parse_state *st, const char *fmt, ...)
   if (n > 0 && (size_t) n < st->errlen)
     vsnprintf (st->err + n, st->errlen - (size_t) n, fmt, ap);
   va_end (ap);
-  return 0;
-}
-
-int
-raid_parse_size (const char *s, uint64_t *bytes)
-{
-  static const char suffixes[] = "KMGT";
-  const char *p;
-  char *end;
-  uint64_t v;
-  int shift = 0;
-
-  if (!isdigit ((unsigned char) *s))
-    return -1;
-  errno = 0;
-  v = strtoull (s, &end, 10);
-  if (errno)
-    return -1;
-  if (*end) {
-    p = strchr (suffixes, toupper ((unsigned char) *end));
-    if (!p || !*p)
-      return -1;
-    shift = 10 * (int) (p - suffixes + 1);
-    end++;
-    if (strcasecmp (end, "") != 0 && strcasecmp (end, "B") != 0 &&
-        strcasecmp (end, "iB") != 0)
-      return -1;
-  }
-  if (shift && v > (UINT64_MAX >> shift))
-    return -1;
-  *bytes = v << shift;
-  return 0;
-}
-
-int
-raid_parse_duration (const char *s, uint64_t *seconds)
-{
-  static const struct {
-    char suffix;
-    uint64_t seconds;
-  } units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
-                { 'w', 7 * 86400 } };
-  uint64_t v, mult = 1;
-  char *end;
-  size_t i;
-
-  if (!isdigit ((unsigned char) *s))
-    return -1;
-  errno = 0;
-  v = strtoull (s, &end, 10);
-  if (errno)
-    return -1;
-  if (*end) {
-    for (i = 0; i < sizeof units / sizeof units[0] &&
-         units[i].suffix != tolower ((unsigned char) *end); i++)
-      ;
-    if (i == sizeof units / sizeof units[0] || end[1])
-      return -1;
-    mult = units[i].seconds;
-  }
-  if (v > UINT64_MAX / mult)
-    return -1;
-  *seconds = v * mult;
   return 0;
 }
 
@@ -800,45 +738,6 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   free (abs);
   raid_config_free (cfg);
   return -1;
-}
-
-void
-raid_config_socket_path (const struct raid_config *cfg, char *buf, size_t len)
-{
-  const char *rt = getenv ("XDG_RUNTIME_DIR");
-
-  struct stat st;
-
-  /* /run/nbdraid is root's, or a service user's when it owns it (as
-   * systemd's RuntimeDirectory=nbdraid makes it): where root looks. */
-  if (cfg->socket)
-    snprintf (buf, len, "%s", cfg->socket);
-  else if (geteuid () == 0 ||
-           (stat ("/run/nbdraid", &st) == 0 && S_ISDIR (st.st_mode) &&
-            st.st_uid == geteuid ()))
-    snprintf (buf, len, "/run/nbdraid/%s.sock", cfg->name);
-  else if (rt && *rt)
-    snprintf (buf, len, "%s/nbdraid/%s.sock", rt, cfg->name);
-  else
-    snprintf (buf, len, "/tmp/nbdraid-%u/%s.sock", (unsigned) geteuid (),
-              cfg->name);
-}
-
-void
-raid_config_state_path (const struct raid_config *cfg, const char *uuid,
-                        char *buf, size_t len)
-{
-  const char *state = getenv ("XDG_STATE_HOME"), *home = getenv ("HOME");
-
-  if (cfg->state_dir)
-    snprintf (buf, len, "%s/%s.check", cfg->state_dir, uuid);
-  else if (geteuid () == 0)
-    snprintf (buf, len, "/var/lib/nbdraid/%s.check", uuid);
-  else if (state && *state)
-    snprintf (buf, len, "%s/nbdraid/%s.check", state, uuid);
-  else
-    snprintf (buf, len, "%s/.local/state/nbdraid/%s.check",
-              home && *home ? home : "/tmp", uuid);
 }
 
 /* Free n member specs and the array that holds them. */

@@ -7,6 +7,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/bitmap-format.c %reldir%/bitmap-format.h \
 	%reldir%/clock.h \
 	%reldir%/config-file.c %reldir%/config-file.h \
+	%reldir%/config-paths.c \
 	%reldir%/config-rewrite.c \
 	%reldir%/controllers.c %reldir%/controllers.h \
 	%reldir%/geometry.c %reldir%/geometry.h \
@@ -19,6 +20,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/parity.c %reldir%/parity.h \
 	%reldir%/parity-locate.c \
 	%reldir%/superblock.c %reldir%/superblock.h \
+	%reldir%/units.c \
 	%reldir%/uri-same.c %reldir%/uri-same.h
 %canon_reldir%_libformat_la_CPPFLAGS = $(FORMAT_INCLUDES)
 %canon_reldir%_libformat_la_CFLAGS = $(ENGINE_CFLAGS) $(ISAL_CFLAGS) \
