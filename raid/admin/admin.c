@@ -63,19 +63,20 @@ device_state (const struct raid_array *a, const struct raid_slot *s,
   }
 }
 
-/* mdadm's "detached": a device whose path names nothing now (or
- * something else, while it is open).  A closed device is judged by its
- * path alone; NBD exports and nested arrays never are. */
+/* mdadm's "detached": a device whose path names nothing now, or
+ * something else than what was opened (its identity, copied under
+ * sb_lock; zeros when closed).  NBD exports and nested arrays never
+ * are.  Outside sb_lock: a stat may hang on a dead mount. */
 static bool
-slot_detached (const struct raid_slot *s)
+path_detached (const char *path, const uint64_t identity[2])
 {
   struct stat st;
 
-  if (!s->path || raid_spec_is_uri (s->path) || raid_spec_array (s->path))
+  if (!path[0] || raid_spec_is_uri (path) || raid_spec_array (path))
     return false;
-  if (s->io)
-    return member_detached (s->io);
-  return stat (s->path, &st) == -1 &&
+  if (identity[0] || identity[1])
+    return !member_identity_is (identity, path);
+  return stat (path, &st) == -1 &&
     (errno == ENOENT || errno == ENXIO || errno == ENODEV);
 }
 
@@ -104,7 +105,6 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   d->mismatched_sectors = __atomic_load_n (&s->mismatched_sectors,
                                            __ATOMIC_RELAXED);
   d->events = s->sb.events;
-  d->detached = slot_detached (s);
 }
 
 unsigned
@@ -122,6 +122,7 @@ raid_status_working (const struct raid_status *st)
 void
 raid_get_status (struct raid_array *a, struct raid_status *st)
 {
+  uint64_t identity[2 * RAID_MAX_MEMBERS][2] = { { 0 } };
   unsigned i;
 
   memset (st, 0, sizeof *st);
@@ -143,13 +144,15 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   /* md keeps the seconds in the low 40 bits. */
   st->ctime = a->slots[a->reference].sb.ctime & ((1ULL << 40) - 1);
   st->utime = a->slots[a->reference].sb.utime & ((1ULL << 40) - 1);
-  for (i = 0; i < a->geo.members; i++) {
-    describe (&st->dev[st->ndevices++], a, &a->slots[i], (int) i);
-    st->failed |= a->geo.tolerates == 0 &&
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    const struct raid_slot *s = array_slot (a, i);
+    describe (&st->dev[st->ndevices++], a, s,
+              i < a->geo.members ? (int) i : -1);
+    st->failed |= i < a->geo.members && a->geo.tolerates == 0 &&
       st->dev[i].state != RAID_DEV_ACTIVE;
+    if (s->io)
+      memcpy (identity[i], s->io->identity, sizeof identity[i]);
   }
-  for (i = 0; i < a->nspares; i++)
-    describe (&st->dev[st->ndevices++], a, &a->spares[i], -1);
   st->job_target = a->job.kind == RAID_JOB_RECOVERY ||
     a->job.kind == RAID_JOB_REPLACE ? (int) a->job.target : -1;
   if (a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR) {
@@ -162,6 +165,8 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   }
   st->last_work_bytes = a->last_work_bytes;
   pthread_mutex_unlock (&a->sb_lock);
+  for (i = 0; i < st->ndevices; i++)
+    st->dev[i].detached = path_detached (st->dev[i].path, identity[i]);
   array_requests (a, &st->requests);
   if (a->bitmap.present) {
     st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;

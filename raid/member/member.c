@@ -53,20 +53,20 @@ member_close (struct member *m)
 bool
 member_is (const struct member *m, const char *path)
 {
-  struct stat st;
-  uint64_t id[2];
-
-  if (stat (path, &st) == -1 || !(m->identity[0] || m->identity[1]))
-    return false;
-  id[0] = S_ISBLK (st.st_mode) ? 0 : st.st_dev;
-  id[1] = S_ISBLK (st.st_mode) ? st.st_rdev : st.st_ino;
-  return id[0] == m->identity[0] && id[1] == m->identity[1];
+  return member_identity_is (m->identity, path);
 }
 
 bool
-member_detached (const struct member *m)
+member_identity_is (const uint64_t identity[2], const char *path)
 {
-  return (m->identity[0] || m->identity[1]) && !member_is (m, m->name);
+  struct stat st;
+  uint64_t id[2];
+
+  if (stat (path, &st) == -1 || !(identity[0] || identity[1]))
+    return false;
+  id[0] = S_ISBLK (st.st_mode) ? 0 : st.st_dev;
+  id[1] = S_ISBLK (st.st_mode) ? st.st_rdev : st.st_ino;
+  return id[0] == identity[0] && id[1] == identity[1];
 }
 
 bool

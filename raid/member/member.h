@@ -80,10 +80,9 @@ void member_close (struct member *m);
  * device m is? */
 bool member_is (const struct member *m, const char *path);
 
-/* md's "detached": m's path no longer names what m opened (the device
- * went away, or the file was removed or replaced).  A member without an
- * identity (an NBD export, a nested array) never is. */
-bool member_detached (const struct member *m);
+/* Is path the file or device of that identity (struct member's)?
+ * False for an identity of zeros (unknown). */
+bool member_identity_is (const uint64_t identity[2], const char *path);
 
 /* Among members[0..n-1] (NULL entries skipped), find two that are the
  * same file or device.  Returns true and sets *a < *b if so. */
