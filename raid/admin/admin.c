@@ -105,6 +105,7 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   d->mismatched_sectors = __atomic_load_n (&s->mismatched_sectors,
                                            __ATOMIC_RELAXED);
   d->events = s->sb.events;
+  d->devflags = s->sb.devflags;
 }
 
 unsigned

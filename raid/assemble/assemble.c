@@ -84,6 +84,7 @@ struct candidate {
   struct raid_slot s;
   const struct raid_member_spec *spec;
   bool placed;
+  bool flags_changed;           /* its line's flags differ from its sb's */
 };
 
 /* Open a device and read its superblock.  One that cannot be opened or
@@ -128,6 +129,13 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
   }
   slot->data_offset_bytes = slot->sb.data_offset_sectors * 512;
   slot->state = SLOT_ACTIVE;    /* for now: judged against the others */
+  /* The config's flags are the admin's word: the superblocks take
+   * them at the next write (flags_changed). */
+  if ((slot->sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY) !=
+      (c->spec->devflags & RAID_DEVFLAG_WRITE_MOSTLY)) {
+    slot->sb.devflags ^= RAID_DEVFLAG_WRITE_MOSTLY;
+    c->flags_changed = true;
+  }
   return 0;
 }
 
@@ -519,6 +527,24 @@ record_missing (struct raid_array *a)
     array_write_superblocks (a);
 }
 
+/* Devices whose config line gave other flags than their superblock
+ * (write-mostly added or dropped) carry them from now on, as md takes
+ * them from sysfs. */
+static void
+write_flags (struct raid_array *a, const struct candidate *c, unsigned n)
+{
+  unsigned i;
+  bool changed = false;
+
+  for (i = 0; i < n; i++)
+    changed |= c[i].placed && c[i].flags_changed;
+  if (!changed || a->readonly)
+    return;
+  array_log (a, RAID_LOG_INFO, "array %s: the config's write-mostly flags "
+             "go into the superblocks", a->name);
+  array_write_superblocks (a);
+}
+
 /* md's resync_offset: all ones, clean; 0, written to when it stopped
  * (dirty: resync what the bitmap marks, or all); else clean but with a
  * resync cut short there. */
@@ -624,6 +650,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   }
   warn_controllers (a, cfg);
   record_missing (a);
+  write_flags (a, c, n);
   if (pool && shared_spares_load (a, cfg) == -1) {
     refuse (err, errlen, "%s", strerror (errno));
     goto fail;

@@ -497,6 +497,7 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
     if (!m)
       continue;
     sb->dev_number = i;
+    sb->devflags = i < c->cfg->nmembers ? c->cfg->members[i].devflags : 0;
     /* Rebuilt from 0 at first start (check_missing). */
     sb->feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;
     if ((int) i == c->rebuild)

@@ -33,9 +33,14 @@
  * so the lines still count the array's roles. */
 #define RAID_MEMBER_MISSING "missing"
 
+/* md's device flags (the superblock's devflags): a write-mostly copy
+ * is read only when no other can serve. */
+#define RAID_DEVFLAG_WRITE_MOSTLY 1
+
 struct raid_member_spec {
   char *path;                   /* absolute path (or URI), or "missing" */
   char *controller;             /* NULL when not given */
+  uint8_t devflags;             /* RAID_DEVFLAG_* given on its line */
   int line;
   bool missing;                 /* a role no device holds */
 };
@@ -356,6 +361,7 @@ struct raid_device_status {
   uint64_t events;
   /* Its path no longer names the device it was (mdadm's "detached"). */
   bool detached;
+  uint8_t devflags;             /* RAID_DEVFLAG_*, as its superblock says */
 };
 struct raid_status {
   char name[33];
@@ -485,6 +491,7 @@ struct raid_member_info {
   /* sb_csum as read, and what it should be (they differ only when
    * raid_examine gives 1). */
   uint32_t checksum, checksum_expected;
+  uint8_t devflags;             /* RAID_DEVFLAG_* */
   uint64_t events;
   uint32_t corrected_reads;
   unsigned dev_number;

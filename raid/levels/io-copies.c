@@ -54,10 +54,19 @@ place_usable (const struct raid_array *a, const struct members_view *v,
     view_usable (v, p->disk, p->member_unit * a->geo.unit_bytes + end_within);
 }
 
+/* A write-mostly copy (md's WriteMostly1, a far mirror): read only when
+ * no other copy can serve. */
+static bool
+write_mostly (const struct raid_array *a, const struct place *p)
+{
+  return a->slots[p->disk].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY;
+}
+
 /* The copy that carries on where the request's last read ends, so a
  * request is one read of one member where the layout allows (md reads
  * a request from one disk too; splitting it over the copies costs more
- * in hand-offs than it gains).  Otherwise the least loaded usable one;
+ * in hand-offs than it gains).  Otherwise the least loaded usable one,
+ * a write-mostly copy only when no other is usable;
  * ties go round with turn, one per request, so requests take the copies
  * in turn.  Units the initial sync has not reached are read from their
  * first copy only, as md does, so two reads never disagree.  NULL if
@@ -77,12 +86,15 @@ pick_copy (const struct raid_array *a, const struct members_view *v,
   for (i = 0; i < n; i++)
     if (last && places[i].disk == last->disk &&
         places[i].member_unit == last->member_unit + 1 &&
+        !write_mostly (a, &places[i]) &&
         place_usable (a, v, bad, &places[i], end_within))
       return &places[i];
   for (i = 0; i < n; i++) {
     const struct place *p = &places[(turn + i) % n];
     if (place_usable (a, v, bad, p, end_within) &&
-        (!best || load[p->disk] < load[best->disk]))
+        (!best || (write_mostly (a, best) && !write_mostly (a, p)) ||
+         (write_mostly (a, best) == write_mostly (a, p) &&
+          load[p->disk] < load[best->disk])))
       best = p;
   }
   return best;

@@ -130,6 +130,7 @@ describe (struct member *m, const struct md_superblock *sb,
   md_uuid_format (sb->device_uuid, info->device_uuid);
   info->checksum = sb->sb_csum;
   info->checksum_expected = sb->csum_expected;
+  info->devflags = sb->devflags;
   info->events = sb->events;
   info->corrected_reads = sb->cnt_corrected_read;
   info->dev_number = sb->dev_number;

@@ -65,7 +65,10 @@ print_text (const char *path, const struct raid_member_info *m)
     printf ("  Resync Offset : %" PRIu64 " sectors\n",
             m->resync_offset_sectors);
   printf ("          State : %s\n", m->clean ? "clean" : "active");
-  printf ("    Device UUID : %s\n\n", m->device_uuid);
+  printf ("    Device UUID : %s\n", m->device_uuid);
+  if (m->devflags & RAID_DEVFLAG_WRITE_MOSTLY)
+    printf ("          Flags : write-mostly\n");
+  printf ("\n");
   printf ("    Update Time : %s\n", md_time (m->utime, t, sizeof t));
   if (m->checksum == m->checksum_expected)
     printf ("       Checksum : %08x - correct\n", m->checksum);
@@ -124,9 +127,11 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
   printf (", \"data_offset_sectors\": %" PRIu64
           ", \"data_size_sectors\": %" PRIu64 ", \"size_sectors\": %" PRIu64
           ", \"array_bytes\": %" PRIu64 ", \"feature_map\": %u"
-          ", \"checksum\": \"%08x\", \"checksum_expected\": \"%08x\"",
+          ", \"checksum\": \"%08x\", \"checksum_expected\": \"%08x\""
+          ", \"write_mostly\": %s",
           m->data_offset_sectors, m->data_size_sectors, m->size_sectors,
-          m->array_bytes, m->feature_map, m->checksum, m->checksum_expected);
+          m->array_bytes, m->feature_map, m->checksum, m->checksum_expected,
+          m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "true" : "false");
   if (m->has_bitmap && !m->bitmap_why[0])
     printf (", \"bitmap\": {\"chunk_bytes\": %u, \"events\": %" PRIu64
             ", \"events_cleared\": %" PRIu64 ", \"chunks\": %" PRIu64

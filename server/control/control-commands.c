@@ -96,6 +96,8 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
       fprintf (fp, "  %" PRIu64 " mismatched sectors", d->mismatched_sectors);
     if (d->why[0] && d->state != RAID_DEV_ACTIVE)
       fprintf (fp, "  (%s)", d->why);
+    if (d->devflags & RAID_DEVFLAG_WRITE_MOSTLY)
+      fprintf (fp, "  (write-mostly)");
     if (d->detached)
       fprintf (fp, "  (detached)");
     fputc ('\n', fp);
@@ -150,9 +152,10 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
     json_string (fp, d->state == RAID_DEV_ACTIVE ? "" : d->why);
     fprintf (fp, ", \"recovered_bytes\": %" PRIu64 ", \"corrected_reads\": "
              "%u, \"mismatched_sectors\": %" PRIu64 ", \"events\": %"
-             PRIu64 ", \"detached\": %s}", d->recovered_bytes,
-             d->corrected_reads, d->mismatched_sectors, d->events,
-             d->detached ? "true" : "false");
+             PRIu64 ", \"detached\": %s, \"write_mostly\": %s}",
+             d->recovered_bytes, d->corrected_reads, d->mismatched_sectors,
+             d->events, d->detached ? "true" : "false",
+             d->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "true" : "false");
   }
   fprintf (fp, "],\n \"job\": {\"kind\": \"%s\", \"target\": %d"
            ", \"done_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
