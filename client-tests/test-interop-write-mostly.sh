@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# write-mostly both ways with Linux md, in one guest boot: md assembles
-# a RAID1 nbdraid made with a write-mostly member and marks that device
-# write_mostly in sysfs, holding the data; mdadm --create --write-mostly
-# makes a RAID1 whose flagged member nbdraid examine and status show as
-# write-mostly.
+# write-mostly and failfast both ways with Linux md, in one guest boot:
+# md assembles a RAID1 nbdraid made with a write-mostly failfast member
+# and marks that device write_mostly and failfast in sysfs, holding the
+# data; mdadm --create --write-mostly --failfast makes a RAID1 whose
+# flagged member nbdraid examine and status show so.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -12,7 +12,7 @@ requires_guest
 
 # nbdraid -> md
 interop_config "$T/wm" 1 - - 2 8M -
-sed -i "s|^member = $T/wm/d1.img\$|& write-mostly|" "$conf"
+sed -i "s|^member = $T/wm/d1.img\$|& write-mostly failfast|" "$conf"
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
   die "create: $(cat "$T/create.log")"
 start_server "$conf"
@@ -32,12 +32,13 @@ if out=\$(mdadm --assemble /dev/md0 \$(members wm 2) 2>&1); then
   dev=\$(basename "\$(readlink -f /dev/disk/wm-1)")
   state=\$(cat /sys/block/md0/md/dev-\$dev/state)
   case "\$state" in
-    *write_mostly*) ok "wm: md sees member 1 (\$dev) as \$state" ;;
-    *) fail "wm: member 1 (\$dev) state is \$state, not write_mostly" ;;
+    *write_mostly*failfast*|*failfast*write_mostly*)
+      ok "wm: md sees member 1 (\$dev) as \$state" ;;
+    *) fail "wm: member 1 (\$dev) state is \$state, not write_mostly,failfast" ;;
   esac
   dev0=\$(basename "\$(readlink -f /dev/disk/wm-0)")
   case "\$(cat /sys/block/md0/md/dev-\$dev0/state)" in
-    *write_mostly*) fail "wm: member 0 is write_mostly too" ;;
+    *write_mostly*|*failfast*) fail "wm: member 0 is flagged too" ;;
   esac
   mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "wm: mdadm --stop"
 else
@@ -45,8 +46,8 @@ else
 fi
 if out=\$(mdadm --create /dev/md1 --run --metadata=1.2 --level=1 \
           --raid-devices=2 --assume-clean /dev/disk/mdwm-0 \
-          --write-mostly /dev/disk/mdwm-1 2>&1 < /dev/null); then
-  ok "mdwm: created with member 1 write-mostly"
+          --write-mostly --failfast /dev/disk/mdwm-1 2>&1 < /dev/null); then
+  ok "mdwm: created with member 1 write-mostly, failfast"
   mdadm --stop /dev/md1 > /dev/null 2>&1 || fail "mdwm: mdadm --stop"
 else
   fail "mdwm: mdadm --create: \$out"
@@ -55,15 +56,15 @@ EOF2
 guest_run write-mostly "${disks[@]}" "$T/guest.sh"
 grep -q '^FAIL' "$T/write-mostly.out" && die "md disagreed"
 
-grep -q "Flags : write-mostly" <<< "$("$NBDRAID" examine "$T/mdwm/d1.img")" ||
+grep -q "Flags : write-mostly failfast" <<< "$("$NBDRAID" examine "$T/mdwm/d1.img")" ||
   die "nbdraid examine of md's write-mostly member: $("$NBDRAID" examine "$T/mdwm/d1.img")"
 grep -q "Flags" <<< "$("$NBDRAID" examine "$T/mdwm/d0.img")" &&
   die "md's plain member shows a flag"
 conf=$T/mdwm/a.conf
-write_config "$conf" 1 - - "$T/mdwm/d0.img" "$T/mdwm/d1.img write-mostly"
+write_config "$conf" 1 - - "$T/mdwm/d0.img" "$T/mdwm/d1.img write-mostly failfast"
 sed -i 's/^name = test$/name = mdwm/' "$conf"
 start_server "$conf"
-status_is "j['devices'][1]['write_mostly'] and not j['devices'][0]['write_mostly']" ||
+status_is "j['devices'][1]['write_mostly'] and j['devices'][1]['failfast'] and not j['devices'][0]['write_mostly']" ||
   die "status of md's array: $(status_json)"
 grep -q "go into the superblocks" "$T/nbdkit.log" &&
   die "md's flags were rewritten: $(cat "$T/nbdkit.log")"

@@ -52,7 +52,7 @@ sed -i "s| write-mostly\$||" "$conf"
 : > "$T/nbdkit.log"
 rm -f "$sock" "$T/nbdkit.pid"
 start_server "$conf" degraded=true
-grep -q "info: array test: the config's write-mostly flags go into the superblocks" \
+grep -q "info: array test: the config's write-mostly and failfast flags go into the superblocks" \
   "$T/nbdkit.log" || die "no info line: $(cat "$T/nbdkit.log")"
 grep -q "Flags" <<< "$("$NBDRAID" examine "$member_uri")" &&
   die "the flag stayed in the superblock"

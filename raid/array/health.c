@@ -255,6 +255,25 @@ member_vanished (int err)
     err == EPIPE || err == ETIMEDOUT || err == ESHUTDOWN || err == ENXIO;
 }
 
+/* md's failfast: a member so flagged is failed at its first read error
+ * rather than repaired, unless the array cannot do without it (md
+ * keeps its last copy too).  gone holds it and the others unreadable. */
+static bool
+failfast (const struct raid_array *a, unsigned member,
+          const struct member_set *gone)
+{
+  struct member_set out;
+  unsigned i;
+
+  if (!(a->slots[member].sb.devflags & RAID_DEVFLAG_FAILFAST))
+    return false;
+  array_unavailable (a, &out);
+  for (i = 0; i < a->geo.members; i++)
+    if (member_set_has (gone, i) || i == member)
+      member_set_add (&out, i);
+  return array_alive_without (a, &out);
+}
+
 /* One failed read: log it with member and offset, put the member in
  * gone, and in repair if it is still active, to be rewritten. */
 static void
@@ -267,7 +286,7 @@ read_failed (struct raid_array *a, const struct io_op *op,
   if (op->err == ENODEV)        /* it failed meanwhile: nothing to repair */
     return;
   describe_op (a, op, what, sizeof what);
-  if (member_vanished (op->err)) {
+  if (member_vanished (op->err) || failfast (a, op->member, gone)) {
     array_fail_member (a, op->member, what);
     return;
   }

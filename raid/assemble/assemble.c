@@ -80,6 +80,9 @@ open_nested (void *ctx, const char *spec, const char *name, char *err,
 }
 
 /* A device the config lists, before it has a place. */
+/* The device flags a config line may give. */
+#define DEVFLAGS (RAID_DEVFLAG_WRITE_MOSTLY | RAID_DEVFLAG_FAILFAST)
+
 struct candidate {
   struct raid_slot s;
   const struct raid_member_spec *spec;
@@ -100,6 +103,7 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
   bool none;
 
   member_options_from_config (cfg, opts->readonly, &mo);
+  mo.failfast = c->spec->devflags & RAID_DEVFLAG_FAILFAST;
   mo.open_nested = open_nested;
   mo.nested_ctx = nest;
   slot->state = SLOT_MISSING;
@@ -131,9 +135,8 @@ open_candidate (struct candidate *c, const struct raid_config *cfg,
   slot->state = SLOT_ACTIVE;    /* for now: judged against the others */
   /* The config's flags are the admin's word: the superblocks take
    * them at the next write (flags_changed). */
-  if ((slot->sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY) !=
-      (c->spec->devflags & RAID_DEVFLAG_WRITE_MOSTLY)) {
-    slot->sb.devflags ^= RAID_DEVFLAG_WRITE_MOSTLY;
+  if ((slot->sb.devflags & DEVFLAGS) != c->spec->devflags) {
+    slot->sb.devflags = (slot->sb.devflags & ~DEVFLAGS) | c->spec->devflags;
     c->flags_changed = true;
   }
   return 0;
@@ -528,8 +531,8 @@ record_missing (struct raid_array *a)
 }
 
 /* Devices whose config line gave other flags than their superblock
- * (write-mostly added or dropped) carry them from now on, as md takes
- * them from sysfs. */
+ * (write-mostly or failfast added or dropped) carry them from now on,
+ * as md takes them from sysfs. */
 static void
 write_flags (struct raid_array *a, const struct candidate *c, unsigned n)
 {
@@ -540,8 +543,8 @@ write_flags (struct raid_array *a, const struct candidate *c, unsigned n)
     changed |= c[i].placed && c[i].flags_changed;
   if (!changed || a->readonly)
     return;
-  array_log (a, RAID_LOG_INFO, "array %s: the config's write-mostly flags "
-             "go into the superblocks", a->name);
+  array_log (a, RAID_LOG_INFO, "array %s: the config's write-mostly and "
+             "failfast flags go into the superblocks", a->name);
   array_write_superblocks (a);
 }
 

@@ -195,9 +195,11 @@ add_member (struct parse_state *st, const char *value, bool spare)
     }
     else if (strcmp (tok, "write-mostly") == 0 && !spec.missing)
       spec.devflags |= RAID_DEVFLAG_WRITE_MOSTLY;
+    else if (strcmp (tok, "failfast") == 0 && !spec.missing)
+      spec.devflags |= RAID_DEVFLAG_FAILFAST;
     else {
-      fail (st, "unknown member option '%s' (expected controller=NAME or "
-            "write-mostly)", tok);
+      fail (st, "unknown member option '%s' (expected controller=NAME, "
+            "write-mostly or failfast)", tok);
       goto out;
     }
   }
@@ -471,30 +473,30 @@ handler (void *user, const char *section, const char *name,
                section);
 }
 
-/* write-mostly, as md honours it: on the copies of a mirror (RAID1,
- * RAID10), and not on every member, which would leave no copy to read
- * first. */
+/* write-mostly and failfast, as md honours them: on the copies of a
+ * mirror (RAID1, RAID10); write-mostly not on every member, which
+ * would leave no copy to read first. */
 static void
-check_write_mostly (struct parse_state *st, const struct raid_config *cfg,
-                    const struct raid_level *l)
+check_flags (struct parse_state *st, const struct raid_config *cfg,
+             const struct raid_level *l)
 {
   unsigned i, n = 0, line = 0;
+  const char *flag = NULL;
 
   for (i = 0; i < cfg->nmembers + cfg->nspares; i++) {
     const struct raid_member_spec *m = i < cfg->nmembers ? &cfg->members[i]
       : &cfg->spares[i - cfg->nmembers];
-    if (m->devflags & RAID_DEVFLAG_WRITE_MOSTLY) {
-      n += i < cfg->nmembers;
-      line = line ? line : (unsigned) m->line;
+    n += i < cfg->nmembers && (m->devflags & RAID_DEVFLAG_WRITE_MOSTLY);
+    if (m->devflags && !line) {
+      line = (unsigned) m->line;
+      flag = m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "write-mostly"
+        : "failfast";
     }
   }
   st->line = (int) line;
-  if (line && l->parity_members)
-    fail (st, "write-mostly applies to the copies of RAID1 and RAID10, "
-          "not to RAID%d members (md ignores it there)", cfg->level);
-  else if (line && l->zoned)
-    fail (st, "write-mostly applies to the copies of RAID1 and RAID10, "
-          "not to RAID0 members");
+  if (line && (l->parity_members || l->zoned))
+    fail (st, "%s applies to the copies of RAID1 and RAID10, not to "
+          "RAID%d members (md ignores it there)", flag, cfg->level);
   else if (n && n == cfg->nmembers)
     fail (st, "write-mostly on every member leaves no copy to read "
           "first: keep it off one at least");
@@ -621,7 +623,7 @@ check_config (struct parse_state *st)
           raid_layout_name (cfg->level, cfg->layout, lname, sizeof lname),
           min, cfg->nmembers);
   else
-    check_write_mostly (st, cfg, l);
+    check_flags (st, cfg, l);
 }
 
 /* Does g contain target, through its "array:" members?  depth bounds

@@ -34,8 +34,10 @@
 #define RAID_MEMBER_MISSING "missing"
 
 /* md's device flags (the superblock's devflags): a write-mostly copy
- * is read only when no other can serve. */
+ * is read only when no other can serve; a failfast one is failed at
+ * its first error, not repaired or retried, unless it is the last. */
 #define RAID_DEVFLAG_WRITE_MOSTLY 1
+#define RAID_DEVFLAG_FAILFAST 2
 
 struct raid_member_spec {
   char *path;                   /* absolute path (or URI), or "missing" */

@@ -85,6 +85,7 @@ struct nbd_member {
   struct conn *conns;
   unsigned nconns;
   unsigned timeout_ms;
+  bool failfast;                /* a broken connection's request fails */
   char *uri;
   struct member_open_options opts;
   bool can_flush, can_zero;
@@ -456,7 +457,7 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
     broken = false;
     r = issue (n, c, cmd, buf, len, off, deadline, &broken);
     give_back (n, c, broken);
-    if (r == 0 || !broken || (int64_t) now_ms () >= deadline)
+    if (r == 0 || !broken || n->failfast || (int64_t) now_ms () >= deadline)
       return r;
   }
 }
@@ -680,6 +681,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   m->ops = &nbd_ops;
   m->waits = true;
   n->timeout_ms = opts->nbd_timeout_s * 1000;
+  n->failfast = opts->failfast;
   n->opts = *opts;
   for (i = 0; i < count; i++) {
     n->conns[i].ring = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);

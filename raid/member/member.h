@@ -55,6 +55,9 @@ struct member_open_options {
   unsigned nbd_connections;     /* NBD members: connections to open */
   unsigned nbd_timeout_s;       /* NBD members: request timeout */
   unsigned connect_timeout_s;   /* NBD members: connect timeout */
+  /* NBD members: a request on a connection that broke is not tried
+   * again on another (md's failfast: fail it rather than wait). */
+  bool failfast;
   /* Nested arrays: the layer above opens "array:NAME" members, since
    * an array sits above the member layer.  NULL where there are none. */
   struct member *(*open_nested) (void *ctx, const char *spec,

@@ -66,8 +66,10 @@ print_text (const char *path, const struct raid_member_info *m)
             m->resync_offset_sectors);
   printf ("          State : %s\n", m->clean ? "clean" : "active");
   printf ("    Device UUID : %s\n", m->device_uuid);
-  if (m->devflags & RAID_DEVFLAG_WRITE_MOSTLY)
-    printf ("          Flags : write-mostly\n");
+  if (m->devflags & (RAID_DEVFLAG_WRITE_MOSTLY | RAID_DEVFLAG_FAILFAST))
+    printf ("          Flags :%s%s\n",
+            m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? " write-mostly" : "",
+            m->devflags & RAID_DEVFLAG_FAILFAST ? " failfast" : "");
   printf ("\n");
   printf ("    Update Time : %s\n", md_time (m->utime, t, sizeof t));
   if (m->checksum == m->checksum_expected)
@@ -128,10 +130,11 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
           ", \"data_size_sectors\": %" PRIu64 ", \"size_sectors\": %" PRIu64
           ", \"array_bytes\": %" PRIu64 ", \"feature_map\": %u"
           ", \"checksum\": \"%08x\", \"checksum_expected\": \"%08x\""
-          ", \"write_mostly\": %s",
+          ", \"write_mostly\": %s, \"failfast\": %s",
           m->data_offset_sectors, m->data_size_sectors, m->size_sectors,
           m->array_bytes, m->feature_map, m->checksum, m->checksum_expected,
-          m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "true" : "false");
+          m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "true" : "false",
+          m->devflags & RAID_DEVFLAG_FAILFAST ? "true" : "false");
   if (m->has_bitmap && !m->bitmap_why[0])
     printf (", \"bitmap\": {\"chunk_bytes\": %u, \"events\": %" PRIu64
             ", \"events_cleared\": %" PRIu64 ", \"chunks\": %" PRIu64

@@ -98,6 +98,8 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
       fprintf (fp, "  (%s)", d->why);
     if (d->devflags & RAID_DEVFLAG_WRITE_MOSTLY)
       fprintf (fp, "  (write-mostly)");
+    if (d->devflags & RAID_DEVFLAG_FAILFAST)
+      fprintf (fp, "  (failfast)");
     if (d->detached)
       fprintf (fp, "  (detached)");
     fputc ('\n', fp);
@@ -152,10 +154,12 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
     json_string (fp, d->state == RAID_DEV_ACTIVE ? "" : d->why);
     fprintf (fp, ", \"recovered_bytes\": %" PRIu64 ", \"corrected_reads\": "
              "%u, \"mismatched_sectors\": %" PRIu64 ", \"events\": %"
-             PRIu64 ", \"detached\": %s, \"write_mostly\": %s}",
-             d->recovered_bytes, d->corrected_reads, d->mismatched_sectors,
-             d->events, d->detached ? "true" : "false",
-             d->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "true" : "false");
+             PRIu64 ", \"detached\": %s, \"write_mostly\": %s"
+             ", \"failfast\": %s}", d->recovered_bytes, d->corrected_reads,
+             d->mismatched_sectors, d->events,
+             d->detached ? "true" : "false",
+             d->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "true" : "false",
+             d->devflags & RAID_DEVFLAG_FAILFAST ? "true" : "false");
   }
   fprintf (fp, "],\n \"job\": {\"kind\": \"%s\", \"target\": %d"
            ", \"done_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
