@@ -1,4 +1,5 @@
-/* nbdraid: loading and checking the config file; rewriting it is in
+/* nbdraid: loading and checking the config file and its [array] keys;
+ * its member lines are read in config-members.c, rewriting it is in
  * config-rewrite.c, the sizes and durations it takes in units.c, the
  * default paths of its sockets and state in config-paths.c. */
 #include <config.h>
@@ -19,27 +20,13 @@
 #include <ini.h>
 
 #include "config-file.h"
+#include "config-parse.h"
 #include "geometry.h"
 #include "raid.h"
 #include "uri-same.h"
 
-struct parse_state {
-  struct raid_config *top;
-  struct raid_config *cfg;      /* the array of the current section */
-  FILE *fp;
-  char *dir;                    /* the config file's directory */
-  int line;
-  int section_line;             /* line of the latest [section] header */
-  bool line_too_long;
-  char *err;
-  size_t errlen;
-  bool failed;
-};
-
-/* Record the first error as "file:line: message"; later ones are
- * dropped.  Returns 0, an error to libinih. */
-static int
-fail (struct parse_state *st, const char *fmt, ...)
+int
+config_fail (struct parse_state *st, const char *fmt, ...)
 {
   va_list ap;
   int n;
@@ -77,8 +64,8 @@ parse_bool (const char *s, bool *b)
 }
 
 /* Member paths are relative to the config file's directory. */
-static char *
-resolve_path (struct parse_state *st, const char *path)
+char *
+config_resolve_path (struct parse_state *st, const char *path)
 {
   char *r;
 
@@ -106,129 +93,6 @@ config_same_path (const char *a, const char *b)
   return same;
 }
 
-/* Is path one of specs[0..n-1] (missing roles aside)? */
-static bool
-path_listed (const struct raid_member_spec *specs, unsigned n,
-             const char *path)
-{
-  unsigned i;
-
-  for (i = 0; i < n; i++)
-    if (!specs[i].missing && config_same_path (specs[i].path, path))
-      return true;
-  return false;
-}
-
-/* Is path a member or spare anywhere in the file (nested arrays
- * included)? */
-static bool
-listed_anywhere (const struct raid_config *top, const char *path)
-{
-  unsigned i;
-
-  for (i = 0; i <= top->ngroups; i++) {
-    const struct raid_config *cfg = i == 0 ? top : top->groups[i - 1];
-    if (path_listed (cfg->members, cfg->nmembers, path) ||
-        path_listed (cfg->spares, cfg->nspares, path))
-      return true;
-  }
-  return false;
-}
-
-/* scan = GLOB: a pattern of paths (relative to the config's directory,
- * as member paths are) where member devices may be found. */
-static int
-add_scan (struct parse_state *st, const char *value)
-{
-  struct raid_config *cfg = st->cfg;
-  char **grown, *resolved;
-
-  if (!*value || raid_spec_is_uri (value) || raid_spec_array (value))
-    return fail (st, "scan needs a path or a glob of paths, as "
-                 "/dev/disk/by-id/ata-*");
-  resolved = resolve_path (st, value);
-  grown = realloc (cfg->scan, (cfg->nscan + 1) * sizeof *grown);
-  if (!resolved || !grown) {
-    free (resolved);
-    return fail (st, "%s", strerror (ENOMEM));
-  }
-  cfg->scan = grown;
-  cfg->scan[cfg->nscan++] = resolved;
-  return 1;
-}
-
-/* "PATH [controller=NAME]", or "missing [controller=NAME]" on a member
- * line */
-static int
-add_member (struct parse_state *st, const char *value, bool spare)
-{
-  struct raid_config *cfg = st->cfg;
-  struct raid_member_spec spec = { .line = st->line };
-  struct raid_member_spec **list = spare ? &cfg->spares : &cfg->members;
-  unsigned *n = spare ? &cfg->nspares : &cfg->nmembers;
-  char *copy = strdup (value), *tok, *save = NULL, *resolved;
-  struct raid_member_spec *grown;
-
-  if (!copy)
-    return fail (st, "%s", strerror (ENOMEM));
-  tok = strtok_r (copy, " \t", &save);
-  if (!tok) {
-    free (copy);
-    return fail (st, "%s needs a path", spare ? "spare" : "member");
-  }
-  resolved = resolve_path (st, tok);
-  if (!resolved) {
-    free (copy);
-    return fail (st, "%s", strerror (ENOMEM));
-  }
-  spec.path = resolved;
-  spec.missing = strcmp (tok, RAID_MEMBER_MISSING) == 0;
-  if (spec.missing && spare) {
-    fail (st, "a spare cannot be missing (a member line of missing "
-          "keeps an empty role)");
-    goto out;
-  }
-  while ((tok = strtok_r (NULL, " \t", &save)) != NULL) {
-    if (strncmp (tok, "controller=", 11) == 0 && tok[11]) {
-      free (spec.controller);
-      spec.controller = strdup (tok + 11);
-    }
-    else if (strcmp (tok, "write-mostly") == 0 && !spec.missing)
-      spec.devflags |= RAID_DEVFLAG_WRITE_MOSTLY;
-    else if (strcmp (tok, "failfast") == 0 && !spec.missing)
-      spec.devflags |= RAID_DEVFLAG_FAILFAST;
-    else {
-      fail (st, "unknown member option '%s' (expected controller=NAME, "
-            "write-mostly or failfast)", tok);
-      goto out;
-    }
-  }
-  if (!raid_spec_array (spec.path) && !spec.missing &&
-      listed_anywhere (st->top, spec.path)) {
-    fail (st, "%s is listed twice", spec.path);
-    goto out;
-  }
-  if (*n >= RAID_MAX_MEMBERS) {
-    fail (st, "more than %d %ss", RAID_MAX_MEMBERS,
-          spare ? "spare" : "member");
-    goto out;
-  }
-  grown = realloc (*list, (*n + 1) * sizeof **list);
-  if (!grown) {
-    fail (st, "%s", strerror (ENOMEM));
-    goto out;
-  }
-  *list = grown;
-  (*list)[(*n)++] = spec;
-  free (copy);
-  return 1;
-
- out:
-  free (spec.path);
-  free (spec.controller);
-  free (copy);
-  return 0;
-}
 
 /* A whole number from lo to hi. */
 static int
@@ -241,7 +105,7 @@ parse_count (struct parse_state *st, const char *name, const char *value,
   errno = 0;
   v = strtoul (value, &end, 10);
   if (errno || end == value || *end || v < lo || v > hi)
-    return fail (st, "%s '%s' is not a number from %u to %u", name, value,
+    return config_fail (st, "%s '%s' is not a number from %u to %u", name, value,
                  lo, hi);
   *out = (unsigned) v;
   return 1;
@@ -256,7 +120,7 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
 
   if (strcmp (name, "name") == 0) {
     if (strlen (value) == 0 || strlen (value) > 32)
-      return fail (st, "name must be 1 to 32 characters");
+      return config_fail (st, "name must be 1 to 32 characters");
     free (cfg->name);
     cfg->name = strdup (value);
   }
@@ -264,7 +128,7 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     const struct raid_level *l = raid_level_parse (value);
 
     if (!l)
-      return fail (st, "level '%s' is not one of 0, 1, 5, 6, 10", value);
+      return config_fail (st, "level '%s' is not one of 0, 1, 5, 6, 10", value);
     cfg->level = l->md_level;
     cfg->level_line = st->line;
   }
@@ -275,16 +139,16 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
   }
   else if (strcmp (name, "chunk") == 0) {
     if (raid_parse_size (value, &cfg->chunk_bytes) == -1)
-      return fail (st, "chunk '%s' is not a size (like 64K or 1M)", value);
+      return config_fail (st, "chunk '%s' is not a size (like 64K or 1M)", value);
     cfg->chunk_line = st->line;
   }
   else if (strcmp (name, "direct") == 0) {
     if (parse_bool (value, &cfg->direct) == -1)
-      return fail (st, "direct '%s' is not true or false", value);
+      return config_fail (st, "direct '%s' is not true or false", value);
   }
   else if (strcmp (name, "bitmap") == 0) {
     if (strcmp (value, "internal") != 0 && strcmp (value, "none") != 0)
-      return fail (st, "bitmap '%s' is not internal or none", value);
+      return config_fail (st, "bitmap '%s' is not internal or none", value);
     cfg->bitmap = value[0] == 'i';
   }
   else if (strcmp (name, "bitmap-chunk") == 0) {
@@ -292,28 +156,28 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
         cfg->bitmap_chunk_bytes < 4096 ||
         (cfg->bitmap_chunk_bytes & (cfg->bitmap_chunk_bytes - 1)) ||
         cfg->bitmap_chunk_bytes > (1ULL << 31))
-      return fail (st, "bitmap-chunk '%s' is not a power of two from 4K to "
+      return config_fail (st, "bitmap-chunk '%s' is not a power of two from 4K to "
                    "2G", value);
     cfg->bitmap_chunk_line = st->line;
   }
   else if (strcmp (name, "auto-readd") == 0) {
     if (parse_bool (value, &cfg->auto_readd) == -1)
-      return fail (st, "auto-readd '%s' is not true or false", value);
+      return config_fail (st, "auto-readd '%s' is not true or false", value);
   }
   else if (strcmp (name, "socket") == 0) {
     free (cfg->socket);
-    cfg->socket = resolve_path (st, value);
+    cfg->socket = config_resolve_path (st, value);
   }
   else if (strcmp (name, "spare-group") == 0) {
     if (!*value || strpbrk (value, " \t"))
-      return fail (st, "spare-group '%s' is not one word", value);
+      return config_fail (st, "spare-group '%s' is not one word", value);
     free (cfg->spare_group);
     if (!(cfg->spare_group = strdup (value)))
-      return fail (st, "%s", strerror (ENOMEM));
+      return config_fail (st, "%s", strerror (ENOMEM));
   }
   else if (strcmp (name, "state-dir") == 0) {
     free (cfg->state_dir);
-    cfg->state_dir = resolve_path (st, value);
+    cfg->state_dir = config_resolve_path (st, value);
   }
   else if (strcmp (name, "scrub-fail-after") == 0) {
     char *end;
@@ -321,20 +185,20 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     errno = 0;
     cfg->scrub_fail_after = strtoull (value, &end, 10);
     if (errno || end == value || *end || value[0] == '-')
-      return fail (st, "scrub-fail-after '%s' is not a count of sectors",
+      return config_fail (st, "scrub-fail-after '%s' is not a count of sectors",
                    value);
   }
   else if (strcmp (name, "check-interval") == 0 ||
            strcmp (name, "check-budget") == 0) {
     if (raid_parse_duration (value, name[6] == 'i' ? &cfg->check_interval_s
                              : &cfg->check_budget_s) == -1)
-      return fail (st, "%s '%s' is not a duration (like 90s, 10m, 6h, 7d)",
+      return config_fail (st, "%s '%s' is not a duration (like 90s, 10m, 6h, 7d)",
                    name, value);
   }
   else if (strcmp (name, "speed-min") == 0 || strcmp (name, "speed-max") == 0) {
     if (raid_parse_size (value, strcmp (name, "speed-min") == 0
                          ? &cfg->speed_min : &cfg->speed_max) == -1)
-      return fail (st, "%s '%s' is not a size per second (like 10M)", name,
+      return config_fail (st, "%s '%s' is not a size per second (like 10M)", name,
                    value);
   }
   else if (strcmp (name, "controllers") == 0) {
@@ -349,7 +213,7 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     return parse_count (st, name, value, 1, 3600,
                         &cfg->nbd_connect_timeout_s);
   else
-    return fail (st, "unknown key '%s' in [array]", name);
+    return config_fail (st, "unknown key '%s' in [array]", name);
   return 1;
 }
 
@@ -410,7 +274,7 @@ group (struct parse_state *st, const char *name)
   g = calloc (1, sizeof *g);
   if (!grown || !g) {
     free (g);
-    fail (st, "%s", strerror (ENOMEM));
+    config_fail (st, "%s", strerror (ENOMEM));
     return NULL;
   }
   top->groups = grown;
@@ -441,10 +305,10 @@ handler (void *user, const char *section, const char *name,
   snprintf (kind, sizeof kind, "%.*s", sub ? (int) (sub - section)
             : (int) strlen (section), section);
   if (section[0] == '\0')
-    return fail (st, "'%s' is outside any section", name);
+    return config_fail (st, "'%s' is outside any section", name);
   if (strcmp (kind, "array") != 0 && strcmp (kind, "members") != 0) {
     st->line = st->section_line;
-    return fail (st, "unknown section [%s] (expected [array], [members], "
+    return config_fail (st, "unknown section [%s] (expected [array], [members], "
                  "or [array NAME] and [members NAME] for a nested array)",
                  section);
   }
@@ -454,53 +318,25 @@ handler (void *user, const char *section, const char *name,
       sub++;
     if (!*sub || strlen (sub) > 32 || strchr (sub, ' ')) {
       st->line = st->section_line;
-      return fail (st, "[%s]: a nested array's name is one word of 1 to 32 "
+      return config_fail (st, "[%s]: a nested array's name is one word of 1 to 32 "
                    "characters", section);
     }
     if (!(st->cfg = group (st, sub)))
       return 0;
     if (kind[0] == 'a' && top_only (name))
-      return fail (st, "%s applies to the served array only ([array])",
+      return config_fail (st, "%s applies to the served array only ([array])",
                    name);
   }
   if (kind[0] == 'a')
     return set_array_key (st, name, v);
   if (strcmp (name, "member") == 0 || strcmp (name, "spare") == 0)
-    return add_member (st, v, name[0] == 's');
+    return config_add_member (st, v, name[0] == 's');
   if (strcmp (name, "scan") == 0)
-    return add_scan (st, v);
-  return fail (st, "unknown key '%s' in [%s] (member, spare or scan)", name,
+    return config_add_scan (st, v);
+  return config_fail (st, "unknown key '%s' in [%s] (member, spare or scan)", name,
                section);
 }
 
-/* write-mostly and failfast, as md honours them: on the copies of a
- * mirror (RAID1, RAID10); write-mostly not on every member, which
- * would leave no copy to read first. */
-static void
-check_flags (struct parse_state *st, const struct raid_config *cfg,
-             const struct raid_level *l)
-{
-  unsigned i, n = 0, line = 0;
-  const char *flag = NULL;
-
-  for (i = 0; i < cfg->nmembers + cfg->nspares; i++) {
-    const struct raid_member_spec *m = i < cfg->nmembers ? &cfg->members[i]
-      : &cfg->spares[i - cfg->nmembers];
-    n += i < cfg->nmembers && (m->devflags & RAID_DEVFLAG_WRITE_MOSTLY);
-    if (m->devflags && !line) {
-      line = (unsigned) m->line;
-      flag = m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "write-mostly"
-        : "failfast";
-    }
-  }
-  st->line = (int) line;
-  if (line && (l->parity_members || l->zoned))
-    fail (st, "%s applies to the copies of RAID1 and RAID10, not to "
-          "RAID%d members (md ignores it there)", flag, cfg->level);
-  else if (n && n == cfg->nmembers)
-    fail (st, "write-mostly on every member leaves no copy to read "
-          "first: keep it off one at least");
-}
 
 /* libinih's reader: fgets, counting lines for messages and noting where
  * each [section] starts and whether a line was too long. */
@@ -548,7 +384,7 @@ check_controllers (struct parse_state *st, struct raid_member_spec *specs,
     if (specs[i].controller &&
         !word_in (st->top->controllers, specs[i].controller)) {
       st->line = specs[i].line;
-      fail (st, "controller '%s' is not one of those declared in [array] "
+      config_fail (st, "controller '%s' is not one of those declared in [array] "
             "controllers (%s)", specs[i].controller, st->top->controllers);
     }
 }
@@ -565,20 +401,20 @@ check_config (struct parse_state *st)
   if (cfg->level < 0) {
     st->line = cfg->section_line;
     if (cfg == st->top)
-      fail (st, "[array] level is missing");
+      config_fail (st, "[array] level is missing");
     else
-      fail (st, "[array %s] level is missing", cfg->name);
+      config_fail (st, "[array %s] level is missing", cfg->name);
     return;
   }
   l = raid_level_find (cfg->level);
   st->line = cfg->layout_line;
   if (cfg->layout_line) {
     if (!l->layouts) {
-      fail (st, "layout does not apply to RAID%d", cfg->level);
+      config_fail (st, "layout does not apply to RAID%d", cfg->level);
       return;
     }
     if (l->parse_layout (cfg->layout_name, &cfg->layout) == -1)
-      fail (st, "layout '%s' is not a RAID%d layout (%s)",
+      config_fail (st, "layout '%s' is not a RAID%d layout (%s)",
             cfg->layout_name, cfg->level, l->layouts);
     if (st->failed)
       return;
@@ -589,7 +425,7 @@ check_config (struct parse_state *st)
   st->line = cfg->chunk_line;
   if (!l->has_chunk) {
     if (cfg->chunk_line) {
-      fail (st, "chunk does not apply to RAID%d", cfg->level);
+      config_fail (st, "chunk does not apply to RAID%d", cfg->level);
       return;
     }
     cfg->chunk_bytes = 0;
@@ -599,7 +435,7 @@ check_config (struct parse_state *st)
   else if (cfg->chunk_bytes < RAID_MIN_CHUNK_BYTES ||
            cfg->chunk_bytes > RAID_MAX_CHUNK_BYTES ||
            (cfg->chunk_bytes & (cfg->chunk_bytes - 1))) {
-    fail (st, "chunk %" PRIu64 " must be a power of two from 4K to 1G",
+    config_fail (st, "chunk %" PRIu64 " must be a power of two from 4K to 1G",
           cfg->chunk_bytes);
     return;
   }
@@ -618,12 +454,12 @@ check_config (struct parse_state *st)
   st->line = cfg->level_line;
   min = l->min_members (cfg->layout);
   if (cfg->nmembers < min)
-    fail (st, "RAID%d %s needs at least %u members; [members] lists "
+    config_fail (st, "RAID%d %s needs at least %u members; [members] lists "
           "%u", cfg->level,
           raid_layout_name (cfg->level, cfg->layout, lname, sizeof lname),
           min, cfg->nmembers);
   else
-    check_flags (st, cfg, l);
+    config_check_flags (st, cfg, l);
 }
 
 /* Does g contain target, through its "array:" members?  depth bounds
@@ -667,16 +503,16 @@ check_nesting (struct parse_state *st)
       st->line = m->line;
       g = raid_config_find_group (top, name);
       if (i >= cfg->nmembers)
-        fail (st, "a spare cannot be an array (%s)", m->path);
+        config_fail (st, "a spare cannot be an array (%s)", m->path);
       else if (!g)
-        fail (st, "%s: no [array %s] in this config", m->path, m->path + 6);
+        config_fail (st, "%s: no [array %s] in this config", m->path, m->path + 6);
       else if (g == cfg)
-        fail (st, "%s contains itself", m->path);
+        config_fail (st, "%s contains itself", m->path);
       else if (contains (top, g, cfg, 0))
-        fail (st, "%s makes a cycle: it contains array %s", m->path,
+        config_fail (st, "%s makes a cycle: it contains array %s", m->path,
               cfg->name);
       else if (g->used)
-        fail (st, "%s is a member twice", m->path);
+        config_fail (st, "%s is a member twice", m->path);
       else
         g->used = true;
     }
@@ -684,7 +520,7 @@ check_nesting (struct parse_state *st)
   for (c = 0; c < top->ngroups && !st->failed; c++)
     if (!top->groups[c]->used) {
       st->line = top->groups[c]->section_line;
-      fail (st, "array %s is defined but no array has it as a member",
+      config_fail (st, "array %s is defined but no array has it as a member",
             top->groups[c]->name);
     }
 }
@@ -734,10 +570,10 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   st.dir = strdup (dirname (abs));
   r = ini_parse_stream (reader, &st, handler, &st);
   if (!st.failed && st.line_too_long)
-    fail (&st, "line longer than %d characters", INI_MAX_LINE - 2);
+    config_fail (&st, "line longer than %d characters", INI_MAX_LINE - 2);
   if (!st.failed && r > 0) {
     st.line = r;
-    fail (&st, "syntax error (expected [section] or key = value)");
+    config_fail (&st, "syntax error (expected [section] or key = value)");
   }
   for (i = 0; !st.failed && i <= cfg->ngroups; i++) {
     st.cfg = i == 0 ? cfg : cfg->groups[i - 1];

@@ -7,6 +7,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/bitmap-format.c %reldir%/bitmap-format.h \
 	%reldir%/clock.h \
 	%reldir%/config-file.c %reldir%/config-file.h \
+	%reldir%/config-members.c %reldir%/config-parse.h \
 	%reldir%/config-paths.c \
 	%reldir%/config-rewrite.c \
 	%reldir%/controllers.c %reldir%/controllers.h \
