@@ -31,6 +31,7 @@
 
 static bool readonly;
 static bool degraded;
+static bool force;
 static uint64_t degraded_after_s;
 
 /* The array of a connection's handle. */
@@ -60,7 +61,7 @@ plugin_unload (void)
 
 /* Called for each key=value passed on the command line: config=FILE
  * (the magic key) and dir=DIR, as often as wanted; readonly=,
- * degraded= and degraded-after=. */
+ * degraded=, degraded-after= and force=. */
 static int
 plugin_config (const char *key, const char *value)
 {
@@ -75,16 +76,17 @@ plugin_config (const char *key, const char *value)
       return -1;
     }
   }
-  else if (strcmp (key, "readonly") == 0 || strcmp (key, "degraded") == 0) {
+  else if (strcmp (key, "readonly") == 0 || strcmp (key, "degraded") == 0 ||
+           strcmp (key, "force") == 0) {
     int r = nbdkit_parse_bool (value);
     if (r == -1)
       return -1;
-    *(key[0] == 'r' ? &readonly : &degraded) = r;
+    *(key[0] == 'r' ? &readonly : key[0] == 'd' ? &degraded : &force) = r;
   }
   else {
     nbdkit_error ("unknown parameter '%s' (expected config=FILE, dir=DIR, "
-                  "readonly=BOOL, degraded=BOOL or degraded-after=DURATION)",
-                  key);
+                  "readonly=BOOL, degraded=BOOL, degraded-after=DURATION "
+                  "or force=BOOL)", key);
     return -1;
   }
   return 0;
@@ -102,7 +104,9 @@ plugin_config_complete (void)
   "dir=DIR            Serve every DIR/*.conf, each as its array's export.\n" \
   "readonly=true      Open the members read-only.\n" \
   "degraded=true      Start even with members missing (mdadm --run).\n" \
-  "degraded-after=D   Wait D for missing members, then start degraded."
+  "degraded-after=D   Wait D for missing members, then start degraded.\n" \
+  "force=true         Take the arrays from another server at once\n" \
+  "                   (its host fenced), not after its heartbeat stops."
 
 /* Errors as nbdkit's errors; routine events and warnings are not
  * errors (notice.c). */
@@ -156,7 +160,7 @@ static int
 plugin_get_ready (void)
 {
   struct raid_options opts = { .readonly = readonly, .degraded = degraded,
-    .log = log_to_nbdkit };
+    .force = force, .log = log_to_nbdkit };
 
   notice_start ();
   /* With nbdkit -r nothing may write, metadata and rebuilds included. */

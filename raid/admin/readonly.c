@@ -23,6 +23,8 @@ raid_admin_readonly (struct raid_array *a, bool readonly, char *err,
               "again without", a->name);
     return -1;
   }
+  if (!readonly && array_still_owned (a, err, errlen) == -1)
+    return -1;
   if (readonly)
     array_make_readonly (a);
   for (i = 0; i < a->nchildren; i++)

@@ -316,7 +316,7 @@ raid_start (struct raid_array *a)
   for (i = 0; i < a->nchildren; i++)
     if (raid_start (a->children[i]) == -1)
       return -1;
-  if (iopool_start (a->pool) == -1)
+  if (iopool_start (a->pool) == -1 || array_heartbeat_start (a) == -1)
     return -1;
   a->started = true;
   return 0;

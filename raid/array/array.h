@@ -10,6 +10,7 @@
 #include "iopool.h"
 #include "member.h"
 #include "member-set.h"
+#include "owner.h"
 #include "retired.h"
 #include "scratch.h"
 #include "stripe-lock.h"
@@ -34,6 +35,7 @@ struct raid_slot {
   uint64_t front;               /* RECOVERING: bytes of data area rebuilt */
   bool partial;                 /* RECOVERING: re-added, bitmap-guided */
   uint64_t readd_tried_ms;      /* auto-readd: the last attempt */
+  bool heartbeat_failed;        /* its last owner record write failed */
   /* Sectors checks found wrong on it since assembly (atomic). */
   uint64_t mismatched_sectors;
   char why[256];                /* why it is not active */
@@ -168,6 +170,18 @@ struct raid_array {
   struct iopool *pool;
   struct stripe_locks locks;
   struct raid_requests requests;        /* atomic: array_requests reads it */
+  /* Multi-host protection (multihost.c): our owner record, written
+   * beside the superblocks every heartbeat_ms (0: never) while
+   * claimed; owner_lost once another server took the array over. */
+  uint64_t heartbeat_ms;
+  struct owner_record owner;
+  bool claimed;
+  bool owner_lost;
+  pthread_t heartbeat;
+  bool heartbeat_running;
+  bool heartbeat_stop;
+  pthread_mutex_t heartbeat_lock;
+  pthread_cond_t heartbeat_wake;
   raid_log_fn log;
   raid_event_fn event;
   void *log_opaque;
@@ -290,6 +304,23 @@ void array_make_readonly (struct raid_array *a);
 void array_make_writable (struct raid_array *a);
 /* The resync_offset the superblocks should carry now. */
 uint64_t array_resync_offset (const struct raid_array *a);
+
+/* multihost.c: who serves the array. */
+
+/* At assembly, before anything is written: refuse (-1, the reason in
+ * err) if another server's heartbeat moves on the members, or, with
+ * force, take the array from it at once; then write our record. */
+int array_claim (struct raid_array *a, bool force, char *err,
+                 size_t errlen);
+/* Renew the record every heartbeat_ms from a thread of its own. */
+int array_heartbeat_start (struct raid_array *a);
+/* Stop the heartbeat and record a clean stop. */
+void array_release (struct raid_array *a);
+/* Before writing again after a read-only spell: -1 (the reason in
+ * err) if another server took the array over meanwhile. */
+int array_still_owned (struct raid_array *a, char *err, size_t errlen);
+/* The record superblock writes carry: ours while claimed, else NULL. */
+const struct owner_record *array_owner_record (const struct raid_array *a);
 
 /* health.c: member failure and repair. */
 

@@ -155,7 +155,7 @@ write_one (struct raid_array *a, struct raid_slot *s, uint64_t events,
   /* The bitmap's events go with the superblock's: md takes a bitmap
    * older than the superblock for stale. */
   if (bitmap_write_header (a, s, events) == -1 ||
-      md_sb_write (s->io, &s->sb) == -1 || s->io->ops->flush (s->io) == -1)
+      md_sb_write (s->io, &s->sb, array_owner_record (a)) == -1 || s->io->ops->flush (s->io) == -1)
     return -1;
   return 0;
 }

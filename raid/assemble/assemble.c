@@ -651,6 +651,9 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     refuse (err, errlen, "%s", strerror (errno));
     goto fail;
   }
+  a->heartbeat_ms = cfg->heartbeat_ms;
+  if (array_claim (a, opts->force, err, errlen) == -1)
+    goto fail;
   warn_controllers (a, cfg);
   record_missing (a);
   write_flags (a, c, n);
@@ -682,6 +685,7 @@ raid_close (struct raid_array *a)
     return;
   if (a->started)
     array_mark_clean (a);
+  array_release (a);
   iopool_free (a->pool);
   if (a->ops && a->ops->teardown)
     a->ops->teardown (a);

@@ -509,7 +509,7 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
     if (undo_save (c->undo, m, MD_SB_OFFSET_BYTES, written) == -1 ||
         (image && m->ops->pwrite (m, image, image_bytes, MD_SB_OFFSET_BYTES
                                   + MD_BITMAP_OFFSET_SECTORS * 512) == -1) ||
-        md_sb_write (m, sb) == -1 || m->ops->flush (m) == -1) {
+        md_sb_write (m, sb, NULL) == -1 || m->ops->flush (m) == -1) {
       refuse (c, "%s: writing the superblock and bitmap: %s", m->name,
               strerror (errno));
       goto out;

@@ -195,6 +195,14 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
       return config_fail (st, "%s '%s' is not a duration (like 90s, 10m, 6h, 7d)",
                    name, value);
   }
+  else if (strcmp (name, "heartbeat") == 0) {
+    if (strcmp (value, "off") == 0)
+      cfg->heartbeat_ms = 0;
+    else if (raid_parse_duration_ms (value, &cfg->heartbeat_ms) == -1 ||
+             cfg->heartbeat_ms < 100 || cfg->heartbeat_ms > 60000)
+      return config_fail (st, "heartbeat '%s' is not off or a duration from "
+                          "100ms to 60s", value);
+  }
   else if (strcmp (name, "speed-min") == 0 || strcmp (name, "speed-max") == 0) {
     if (raid_parse_size (value, strcmp (name, "speed-min") == 0
                          ? &cfg->speed_min : &cfg->speed_max) == -1)
@@ -240,7 +248,7 @@ top_only (const char *name)
     "socket", "controllers", "direct", "speed-min", "speed-max",
     "state-dir", "check-interval", "check-budget",
     "nbd-connections", "nbd-timeout", "nbd-connect-timeout", "auto-readd",
-    "spare-group",
+    "spare-group", "heartbeat",
   };
   size_t i;
 
@@ -560,6 +568,7 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   cfg->nbd_connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S;
   cfg->speed_min = 10 * 1024 * 1024;
   cfg->bitmap = true;
+  cfg->heartbeat_ms = RAID_HEARTBEAT_MS;
   cfg->file = strdup (file);
   abs = realpath (file, NULL);
   st.fp = fopen (file, "re");
@@ -592,6 +601,7 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
     g->speed_min = cfg->speed_min;
     g->speed_max = cfg->speed_max;
     g->auto_readd = cfg->auto_readd;
+    g->heartbeat_ms = cfg->heartbeat_ms;
   }
   if (st.failed)
     goto error;

@@ -18,6 +18,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/level.c \
 	%reldir%/member-set.h \
 	%reldir%/member-spec.c \
+	%reldir%/owner.c %reldir%/owner.h \
 	%reldir%/parity.c %reldir%/parity.h \
 	%reldir%/parity-locate.c \
 	%reldir%/superblock.c %reldir%/superblock.h \
@@ -31,6 +32,7 @@ check_PROGRAMS += \
 	%reldir%/test-config \
 	%reldir%/test-geometry \
 	%reldir%/test-level \
+	%reldir%/test-owner \
 	%reldir%/test-parity \
 	%reldir%/test-superblock \
 	%reldir%/test-uri-same
@@ -40,6 +42,8 @@ check_PROGRAMS += \
 %canon_reldir%_test_geometry_LDADD = raid/libraid.la
 %canon_reldir%_test_level_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_level_LDADD = raid/libraid.la
+%canon_reldir%_test_owner_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_owner_LDADD = raid/libraid.la
 %canon_reldir%_test_parity_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_parity_LDADD = raid/libraid.la
 %canon_reldir%_test_superblock_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)

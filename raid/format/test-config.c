@@ -61,7 +61,7 @@ check_full (void)
                            "nbd-connections = 8\nnbd-timeout = 7\n"
                            "nbd-connect-timeout = 3\n"
                            "check-interval = 1d\ncheck-budget = 2h\n"
-                           "state-dir = state\n"
+                           "state-dir = state\nheartbeat = 250ms\n"
                            "[members]\nmember = a.img controller=c0\n"
                            "member = b.img controller=c1\n"
                            "member = nbd://host/x controller=c0\n"
@@ -77,6 +77,7 @@ check_full (void)
       cfg.speed_min != 5 << 20 || cfg.speed_max != 1 << 30 ||
       cfg.nbd_connections != 8 || cfg.nbd_timeout_s != 7 ||
       cfg.nbd_connect_timeout_s != 3 || cfg.nmembers != 4 ||
+      cfg.heartbeat_ms != 250 ||
       cfg.nspares != 1 || strcmp (cfg.members[2].path, "nbd://host/x") ||
       strcmp (cfg.members[0].controller, "c0") || cfg.members[3].controller ||
       !strstr (cfg.socket, "/ctl.sock") || cfg.members[0].path[0] != '/' ||
@@ -208,6 +209,13 @@ main (void)
                 "t.conf:3: direct 'sometimes' is not true or false");
   expect_error ("[array]\nlevel = 1\ncheck-interval = weekly\n" MEMBERS,
                 "t.conf:3: check-interval 'weekly' is not a duration");
+  expect_error ("[array]\nlevel = 1\nheartbeat = 50ms\n" MEMBERS,
+                "t.conf:3: heartbeat '50ms' is not off or a duration from "
+                "100ms to 60s");
+  expect_error ("[array]\nlevel = 1\nheartbeat = never\n" MEMBERS,
+                "t.conf:3: heartbeat 'never' is not off");
+  expect_error ("[array]\nlevel = 1\ncheck-interval = 1500ms\n" MEMBERS,
+                "t.conf:3: check-interval '1500ms' is not a duration");
   expect_error ("[array]\nlevel = 1\ncheck-budget = 10q\n" MEMBERS,
                 "t.conf:3: check-budget '10q' is not a duration");
   expect_error ("[array]\nlevel = 6\nscrub-fail-after = some\n" MEMBERS,

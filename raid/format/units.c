@@ -44,14 +44,15 @@ raid_parse_size (const char *s, uint64_t *bytes)
 }
 
 int
-raid_parse_duration (const char *s, uint64_t *seconds)
+raid_parse_duration_ms (const char *s, uint64_t *ms)
 {
   static const struct {
-    char suffix;
-    uint64_t seconds;
-  } units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
-                { 'w', 7 * 86400 } };
-  uint64_t v, mult = 1;
+    const char *suffix;
+    uint64_t ms;
+  } units[] = { { "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
+                { "h", 3600000 }, { "d", 86400000 },
+                { "w", 7 * 86400000ULL } };
+  uint64_t v;
   char *end;
   size_t i;
 
@@ -61,16 +62,23 @@ raid_parse_duration (const char *s, uint64_t *seconds)
   v = strtoull (s, &end, 10);
   if (errno)
     return -1;
-  if (*end) {
-    for (i = 0; i < sizeof units / sizeof units[0] &&
-         units[i].suffix != tolower ((unsigned char) *end); i++)
-      ;
-    if (i == sizeof units / sizeof units[0] || end[1])
-      return -1;
-    mult = units[i].seconds;
-  }
-  if (v > UINT64_MAX / mult)
+  for (i = 0; i < sizeof units / sizeof units[0] &&
+       strcasecmp (units[i].suffix, end) != 0; i++)
+    ;
+  if (i == sizeof units / sizeof units[0] || v > UINT64_MAX / units[i].ms)
     return -1;
-  *seconds = v * mult;
+  *ms = v * units[i].ms;
+  return 0;
+}
+
+/* Whole seconds only. */
+int
+raid_parse_duration (const char *s, uint64_t *seconds)
+{
+  uint64_t ms;
+
+  if (raid_parse_duration_ms (s, &ms) == -1 || ms % 1000)
+    return -1;
+  *seconds = ms / 1000;
   return 0;
 }

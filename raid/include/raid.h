@@ -26,6 +26,8 @@
  * config, reach an NBD device within the same timeouts. */
 #define RAID_NBD_CONNECTIONS 4
 #define RAID_NBD_TIMEOUT_S 30
+/* Multi-host protection: the owner record is renewed this often. */
+#define RAID_HEARTBEAT_MS 1000
 #define RAID_NBD_CONNECT_TIMEOUT_S 10
 
 /* A member line of "missing" (mdadm's word) keeps a role that no
@@ -74,6 +76,8 @@ struct raid_config {
   /* Fail a member once checks have found this many sectors of wrong
    * data on it (0: never). */
   uint64_t scrub_fail_after;
+  /* Multi-host protection: the owner record's heartbeat (0: none). */
+  uint64_t heartbeat_ms;
   unsigned nbd_connections;
   unsigned nbd_timeout_s;
   unsigned nbd_connect_timeout_s;
@@ -125,6 +129,8 @@ void raid_config_state_path (const struct raid_config *cfg, const char *uuid,
 
 /* "90", "90s", "10m", "6h", "2d", "1w": seconds.  0, or -1 if bad. */
 int raid_parse_duration (const char *s, uint64_t *seconds);
+/* The same in milliseconds, "ms" allowed ("200ms", "1s"). */
+int raid_parse_duration_ms (const char *s, uint64_t *ms);
 
 /* Add a "spare = PATH" line to the config file, or drop the line
  * naming PATH (a spare's is commented out, a member's says missing):
@@ -233,6 +239,9 @@ struct raid_options {
   /* Start even when members the superblocks expect are missing or
    * stale, as long as the level tolerates it (mdadm --run). */
   bool degraded;
+  /* Take the array from a server whose heartbeat is on the members
+   * without waiting to see it stop: the admin fenced that host. */
+  bool force;
   raid_log_fn log;              /* may be NULL */
   raid_event_fn event;          /* may be NULL; from any thread */
   void *log_opaque;             /* passed to both */
@@ -515,6 +524,15 @@ struct raid_member_info {
   uint32_t bitmap_chunk_bytes;
   uint64_t bitmap_events, bitmap_events_cleared;
   uint64_t bitmap_chunks, bitmap_dirty;
+  /* The owner record beside the superblock (multi-host protection):
+   * the server that serves the array, or served it last. */
+  bool has_owner;
+  bool owner_serving;           /* false: it stopped cleanly */
+  char owner_host[65];
+  uint32_t owner_pid;
+  uint32_t owner_interval_ms;
+  uint64_t owner_time_ms;       /* its last heartbeat, by its clock */
+  uint64_t owner_seq;           /* heartbeats it wrote */
 };
 /* Read spec's superblock (and bitmap).  0; or -1 with a one-line reason
  * (naming spec) in err, errno ENODATA when spec holds no md superblock

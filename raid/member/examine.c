@@ -14,6 +14,7 @@
 #include "geometry.h"
 #include "member.h"
 #include "raid.h"
+#include "owner.h"
 #include "superblock-io.h"
 
 _Static_assert (RAID_MD_MAX_DEV == MD_SB_MAX_DEV_LIMIT,
@@ -151,6 +152,25 @@ describe (struct member *m, const struct md_superblock *sb,
               strerror (ENOMEM));
 }
 
+/* The owner record, if the member carries one of this array. */
+static void
+describe_owner (struct member *m, const struct md_superblock *sb,
+                struct raid_member_info *info)
+{
+  struct owner_record rec;
+
+  info->has_owner = md_sb_read_owner (m, &rec) == 1 &&
+    memcmp (rec.set_uuid, sb->set_uuid, 16) == 0;
+  if (!info->has_owner)
+    return;
+  info->owner_serving = rec.state == OWNER_SERVING;
+  snprintf (info->owner_host, sizeof info->owner_host, "%s", rec.host);
+  info->owner_pid = rec.pid;
+  info->owner_interval_ms = rec.interval_ms;
+  info->owner_time_ms = rec.time_ms;
+  info->owner_seq = rec.seq;
+}
+
 int
 member_examine (struct member *m, struct raid_member_info *info, char *err,
                 size_t errlen)
@@ -164,8 +184,10 @@ member_examine (struct member *m, struct raid_member_info *info, char *err,
     return -1;
   }
   r = md_sb_read_examine (m, sb, &none, err, errlen);
-  if (r >= 0)
+  if (r >= 0) {
     describe (m, sb, info);
+    describe_owner (m, sb, info);
+  }
   free (sb);
   if (r == -1)
     errno = none ? ENODATA : EIO;
@@ -177,7 +199,7 @@ raid_examine (const char *spec, struct raid_member_info *info, char *err,
               size_t errlen)
 {
   struct member_open_options mo = {
-    .readonly = true, .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
+    .readonly = true, .unlocked = true, .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
     .connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S,
   };
   struct member *m = member_open (spec, &mo, err, errlen);

@@ -4,6 +4,7 @@
 noinst_LTLIBRARIES += %reldir%/libmember.la
 %canon_reldir%_libmember_la_SOURCES = \
 	%reldir%/create-undo.c %reldir%/create-undo.h \
+	%reldir%/device-lock.c %reldir%/device-lock.h \
 	%reldir%/examine.c %reldir%/examine.h \
 	%reldir%/hole-memo.c %reldir%/hole-memo.h \
 	%reldir%/member.c %reldir%/member.h \
@@ -16,8 +17,11 @@ noinst_LTLIBRARIES += %reldir%/libmember.la
 %canon_reldir%_libmember_la_CFLAGS = $(ENGINE_CFLAGS) $(LIBNBD_CFLAGS)
 
 check_PROGRAMS += \
+	%reldir%/test-device-lock \
 	%reldir%/test-hole-memo \
 	%reldir%/test-retired
+%canon_reldir%_test_device_lock_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_device_lock_LDADD = raid/libraid.la
 %canon_reldir%_test_hole_memo_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_hole_memo_LDADD = raid/libraid.la
 %canon_reldir%_test_retired_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)

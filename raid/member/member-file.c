@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "device-lock.h"
 #include "hole-memo.h"
 #include "member.h"
 
@@ -23,6 +23,7 @@ struct file_member {
   int fd;
   bool block_device;
   bool direct;
+  int held;                     /* device_lock: -1 none, 0 read, 1 write */
   struct hole_memo known;       /* the last SEEK_DATA answer */
 };
 
@@ -246,6 +247,8 @@ static void
 file_close (struct member *m)
 {
   close (priv (m)->fd);
+  if (priv (m)->held != -1)
+    device_lock_drop (m->identity, priv (m)->held);
   hole_memo_destroy (&priv (m)->known);
   free (m->priv);
   free (m->name);
@@ -284,13 +287,6 @@ member_file_open (const char *path, const struct member_open_options *opts,
     snprintf (err, errlen, "%s: fstat: %s", path, strerror (errno));
     goto fail;
   }
-  /* Announce that an array uses it; only nbdraid zero-superblock asks
-   * for it alone, and must not wipe what an array serves. */
-  if (flock (fd, (opts->exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == -1) {
-    snprintf (err, errlen, "%s: %s", path, errno == EWOULDBLOCK
-              ? "in use by a running array" : strerror (errno));
-    goto fail;
-  }
   m = calloc (1, sizeof *m);
   f = calloc (1, sizeof *f);
   if (!m || !f || !(m->name = strdup (path))) {
@@ -314,6 +310,13 @@ member_file_open (const char *path, const struct member_open_options *opts,
     snprintf (err, errlen, "%s: %s", path, S_ISDIR (st.st_mode)
               ? "is a directory" : "is not a regular file or block device");
     goto fail;
+  }
+  f->held = -1;
+  if (!opts->unlocked) {
+    if (device_lock_take (path, m->identity, f->block_device,
+                          !opts->readonly, err, errlen) == -1)
+      goto fail;
+    f->held = !opts->readonly;
   }
   f->fd = fd;
   f->direct = opts->direct;

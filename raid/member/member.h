@@ -48,10 +48,10 @@ struct member {
 struct member_open_options {
   bool readonly;
   bool direct;                  /* O_DIRECT for files and block devices */
-  /* Files and block devices are held with a shared lock (flock) while
-   * open; exclusive asks for the only one, and the open fails with
-   * EWOULDBLOCK while another holds one (an array serving it). */
-  bool exclusive;
+  /* Files and block devices are held while open (device-lock.h):
+   * exclusively when written, shared when read, unless unlocked (to
+   * examine a device whatever holds it). */
+  bool unlocked;
   unsigned nbd_connections;     /* NBD members: connections to open */
   unsigned nbd_timeout_s;       /* NBD members: request timeout */
   unsigned connect_timeout_s;   /* NBD members: connect timeout */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "le.h"
+#include "owner.h"
 #include "superblock-io.h"
 
 /* Superblock blocks are page aligned so O_DIRECT members need no
@@ -112,7 +113,8 @@ md_sb_read_examine (struct member *m, struct md_superblock *sb,
 }
 
 int
-md_sb_write (struct member *m, const struct md_superblock *sb)
+md_sb_write (struct member *m, const struct md_superblock *sb,
+             const struct owner_record *owner)
 {
   uint8_t *b = block_alloc ();
   int r;
@@ -122,7 +124,25 @@ md_sb_write (struct member *m, const struct md_superblock *sb)
     return -1;
   }
   md_sb_encode (sb, b);
+  if (owner && owner_fits (sb->max_dev))
+    owner_encode (owner, b);
   r = m->ops->pwrite (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES);
+  free (b);
+  return r;
+}
+
+int
+md_sb_read_owner (struct member *m, struct owner_record *rec)
+{
+  uint8_t *b = block_alloc ();
+  int r = -1;
+
+  if (!b) {
+    errno = ENOMEM;
+    return -1;
+  }
+  if (m->ops->pread (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES) == 0)
+    r = owner_decode (b, rec) == 0;
   free (b);
   return r;
 }

@@ -20,8 +20,15 @@ int md_sb_read (struct member *m, struct md_superblock *sb,
 int md_sb_read_examine (struct member *m, struct md_superblock *sb,
                         bool *no_superblock, char *err, size_t errlen);
 
-/* Encode and write (not flushed).  Returns 0 or -1 with errno set. */
-int md_sb_write (struct member *m, const struct md_superblock *sb);
+struct owner_record;
+/* Encode and write (not flushed), with the owner record in the
+ * block's last sector if owner is not NULL (owner.h).  Returns 0 or -1
+ * with errno set. */
+int md_sb_write (struct member *m, const struct md_superblock *sb,
+                 const struct owner_record *owner);
+/* Read the owner record beside the superblock: 1, 0 if there is none,
+ * -1 with errno set if the block cannot be read. */
+int md_sb_read_owner (struct member *m, struct owner_record *rec);
 
 /* Zero the superblock block and flush: the member holds none after. */
 int md_sb_wipe (struct member *m);

@@ -16,9 +16,9 @@
 int
 raid_zero_superblock (const char *spec, char *err, size_t errlen)
 {
-  /* Alone: a device an array is serving holds a shared lock on it. */
+  /* Opened to write, so held alone: a device an array uses is refused. */
   struct member_open_options mo = {
-    .exclusive = true, .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
+    .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
     .connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S,
   };
   struct member *m;

@@ -70,6 +70,13 @@ print_text (const char *path, const struct raid_member_info *m)
     printf ("          Flags :%s%s\n",
             m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? " write-mostly" : "",
             m->devflags & RAID_DEVFLAG_FAILFAST ? " failfast" : "");
+  if (m->has_owner)
+    printf ("          Owner : host %s, pid %" PRIu32 ", %s %s "
+            "(heartbeat %" PRIu64 ", every %" PRIu32 " ms)\n",
+            m->owner_host, m->owner_pid,
+            m->owner_serving ? "serving, last heartbeat" : "stopped",
+            md_time (m->owner_time_ms / 1000, t, sizeof t), m->owner_seq,
+            m->owner_interval_ms);
   printf ("\n");
   printf ("    Update Time : %s\n", md_time (m->utime, t, sizeof t));
   if (m->checksum == m->checksum_expected)
@@ -141,6 +148,14 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
             ", \"dirty\": %" PRIu64 "}", m->bitmap_chunk_bytes,
             m->bitmap_events, m->bitmap_events_cleared, m->bitmap_chunks,
             m->bitmap_dirty);
+  if (m->has_owner) {
+    printf (", \"owner\": {\"host\": ");
+    json_string (stdout, m->owner_host);
+    printf (", \"pid\": %" PRIu32 ", \"state\": \"%s\", \"time_ms\": %"
+            PRIu64 ", \"heartbeat\": %" PRIu64 ", \"interval_ms\": %" PRIu32
+            "}", m->owner_pid, m->owner_serving ? "serving" : "stopped",
+            m->owner_time_ms, m->owner_seq, m->owner_interval_ms);
+  }
   printf ("}");
 }
 
