@@ -15,7 +15,9 @@
 /* One device this process holds, and how many opens hold it. */
 struct held {
   uint64_t id[2];
-  int fd;                       /* carries the flock */
+  /* Carries the flock: a duplicate of the first opener's descriptor,
+   * so the lock (which belongs to the open file) outlives that one. */
+  int fd;
   int excl_fd;                  /* block devices being written: O_EXCL */
   unsigned writers, readers;
   struct held *next;
@@ -41,6 +43,10 @@ static int
 hold_for_writing (struct held *h, const char *path, bool block, char *err,
                   size_t errlen)
 {
+  /* As the member's own descriptor opens it: O_DIRECT members are
+   * never open buffered. */
+  int direct = fcntl (h->fd, F_GETFL) & O_DIRECT;
+
   if (flock (h->fd, LOCK_EX | LOCK_NB) == -1) {
     snprintf (err, errlen, "%s: %s", path, errno == EWOULDBLOCK
               ? "in use by a running array (another process holds it: "
@@ -50,7 +56,7 @@ hold_for_writing (struct held *h, const char *path, bool block, char *err,
     return -1;
   }
   if (block) {
-    h->excl_fd = open (path, O_RDONLY | O_EXCL | O_CLOEXEC);
+    h->excl_fd = open (path, O_RDONLY | O_EXCL | O_CLOEXEC | direct);
     if (h->excl_fd == -1) {
       snprintf (err, errlen, "%s: %s", path, errno == EBUSY
                 ? "in use by the kernel (an md array, a mount, a device "
@@ -63,8 +69,8 @@ hold_for_writing (struct held *h, const char *path, bool block, char *err,
 }
 
 int
-device_lock_take (const char *path, const uint64_t id[2], bool block,
-                  bool write, char *err, size_t errlen)
+device_lock_take (const char *path, int fd, const uint64_t id[2],
+                  bool block, bool write, char *err, size_t errlen)
 {
   struct held *h;
   bool fresh = false;
@@ -74,7 +80,7 @@ device_lock_take (const char *path, const uint64_t id[2], bool block,
   h = find (id);
   if (!h) {
     h = calloc (1, sizeof *h);
-    if (!h || (h->fd = open (path, O_RDONLY | O_CLOEXEC)) == -1) {
+    if (!h || (h->fd = fcntl (fd, F_DUPFD_CLOEXEC, 0)) == -1) {
       snprintf (err, errlen, "%s: %s", path, strerror (h ? errno : ENOMEM));
       free (h);
       r = -1;
@@ -129,6 +135,7 @@ device_lock_drop (const uint64_t id[2], bool write)
       for (p = &held; *p != h; p = &(*p)->next)
         ;
       *p = h->next;
+      flock (h->fd, LOCK_UN);   /* its opener's descriptor may live on */
       close (h->fd);
       free (h);
     }

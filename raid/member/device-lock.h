@@ -17,10 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Hold the device path (of identity id, a block device or not) for
- * writing or reading.  0, or -1 with "PATH: why" in err. */
-int device_lock_take (const char *path, const uint64_t id[2], bool block,
-                      bool write, char *err, size_t errlen);
+/* Hold the device path, open as fd (of identity id, a block device or
+ * not), for writing or reading.  0, or -1 with "PATH: why" in err. */
+int device_lock_take (const char *path, int fd, const uint64_t id[2],
+                      bool block, bool write, char *err, size_t errlen);
 /* Let go of one hold device_lock_take gave. */
 void device_lock_drop (const uint64_t id[2], bool write);
 

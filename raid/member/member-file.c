@@ -313,7 +313,7 @@ member_file_open (const char *path, const struct member_open_options *opts,
   }
   f->held = -1;
   if (!opts->unlocked) {
-    if (device_lock_take (path, m->identity, f->block_device,
+    if (device_lock_take (path, fd, m->identity, f->block_device,
                           !opts->readonly, err, errlen) == -1)
       goto fail;
     f->held = !opts->readonly;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "test-report.h"
 
 static char path[] = "/tmp/nbdraid-test-lock-XXXXXX";
+static const char *self;        /* argv[0], run again as the other process */
 static uint64_t id[2];
 
 /* The other process: this program run again (a forked child would
@@ -26,12 +28,14 @@ other_process (const char *file, const char *mode)
 {
   char err[256] = "";
   struct stat st;
+  int fd;
 
   if (stat (file, &st) == -1)
     return 2;
   id[0] = st.st_dev;
   id[1] = st.st_ino;
-  if (device_lock_take (file, id, false, mode[0] == 'w', err,
+  fd = open (file, O_RDONLY);
+  if (device_lock_take (file, fd, id, false, mode[0] == 'w', err,
                         sizeof err) == 0)
     return 0;
   return strstr (err, file) && strstr (err, "in use") ? 1 : 2;
@@ -44,7 +48,7 @@ run_other (bool write)
   int status;
 
   if (pid == 0) {
-    execl ("/proc/self/exe", "test-device-lock", path,
+    execl (self, self, path,
            write ? "write" : "read", (char *) NULL);
     _exit (3);
   }
@@ -72,25 +76,25 @@ main (int argc, char **argv)
 
   if (argc == 3)
     return other_process (argv[1], argv[2]);
+  self = argv[0];
   fd = mkstemp (path);
 
   if (fd == -1 || fstat (fd, &st) == -1) {
     perror (path);
     return 1;
   }
-  close (fd);
   id[0] = st.st_dev;
   id[1] = st.st_ino;
 
   if (!other_may (true))
     fail ("a free file could not be taken for writing");
-  if (device_lock_take (path, id, false, false, err, sizeof err) == -1)
+  if (device_lock_take (path, fd, id, false, false, err, sizeof err) == -1)
     fail ("read hold: %s", err);
   if (!other_may (false) || other_may (true))
     fail ("with a reader here: others may not read, or may write");
-  if (device_lock_take (path, id, false, true, err, sizeof err) == -1)
+  if (device_lock_take (path, fd, id, false, true, err, sizeof err) == -1)
     fail ("a writer beside our own reader was refused: %s", err);
-  if (device_lock_take (path, id, false, true, err, sizeof err) == -1)
+  if (device_lock_take (path, fd, id, false, true, err, sizeof err) == -1)
     fail ("a second writer of ours was refused: %s", err);
   if (other_may (false) || other_may (true))
     fail ("with writers here, another process got a hold");
@@ -104,11 +108,12 @@ main (int argc, char **argv)
   if (!other_may (true))
     fail ("the last drop kept the file held");
   /* The refusal names the file and why. */
-  if (device_lock_take (path, id, false, true, err, sizeof err) == -1)
+  if (device_lock_take (path, fd, id, false, true, err, sizeof err) == -1)
     fail ("retake: %s", err);
   if (run_other (true) != 1)
     fail ("the refusal does not name the file and why");
   device_lock_drop (id, true);
+  close (fd);
   unlink (path);
   if (failures) {
     printf ("%u failures\n", failures);

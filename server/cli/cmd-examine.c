@@ -71,10 +71,10 @@ print_text (const char *path, const struct raid_member_info *m)
             m->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? " write-mostly" : "",
             m->devflags & RAID_DEVFLAG_FAILFAST ? " failfast" : "");
   if (m->has_owner)
-    printf ("          Owner : host %s, pid %" PRIu32 ", %s %s "
+    printf ("          Owner : host %s, pid %" PRIu32 ", %s, last heartbeat %s "
             "(heartbeat %" PRIu64 ", every %" PRIu32 " ms)\n",
             m->owner_host, m->owner_pid,
-            m->owner_serving ? "serving, last heartbeat" : "stopped",
+            m->owner_serving ? "serving" : "stopped",
             md_time (m->owner_time_ms / 1000, t, sizeof t), m->owner_seq,
             m->owner_interval_ms);
   printf ("\n");
