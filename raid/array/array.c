@@ -91,15 +91,29 @@ takes (const struct raid_slot *s, const struct io_op *op)
   }
 }
 
+/* Add a sample to a moving average over the last eight or so (races
+ * lose a sample).  With seed, an average of 0 (none yet) takes the
+ * first sample as it is. */
+static void
+average_in (uint64_t *avg_ns, uint64_t took_ns, bool seed)
+{
+  uint64_t ema = __atomic_load_n (avg_ns, __ATOMIC_RELAXED);
+
+  __atomic_store_n (avg_ns, seed && ema == 0 ? took_ns
+                    : ema - ema / 8 + took_ns / 8, __ATOMIC_RELAXED);
+}
+
 /* Run one op on its device: ENODEV if the member does not take it.
- * Keeps the member's average service time for quick. */
+ * Keeps the member's average service time for quick, and of a data
+ * read that succeeded its average read time for the copies family's
+ * choice of copy (an error says nothing of how fast it reads). */
 static void
 exec_op (void *ctx, struct io_op *op)
 {
   struct raid_array *a = ctx;
   struct raid_slot *s = array_slot (a, op->member);
   struct member *m;
-  uint64_t off, start = now_ns (), took, ema;
+  uint64_t off, start = now_ns (), took;
   int r = -1;
 
   if (!takes (s, op)) {
@@ -123,11 +137,10 @@ exec_op (void *ctx, struct io_op *op)
     break;
   }
   op->err = r == 0 ? 0 : errno;
-  /* A moving average over the last eight or so (races lose a sample). */
   took = now_ns () - start;
-  ema = __atomic_load_n (&m->service_ns, __ATOMIC_RELAXED);
-  __atomic_store_n (&m->service_ns, ema - ema / 8 + took / 8,
-                    __ATOMIC_RELAXED);
+  average_in (&m->service_ns, took, false);
+  if (op->kind == IO_READ && r == 0 && !op->metadata)
+    average_in (&m->read_ns, took, true);
 }
 
 /* Operations on buffered members this quick are the CPU copying
