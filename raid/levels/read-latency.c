@@ -120,7 +120,8 @@ claim_probe (struct role_latency *r, unsigned turn)
 
 void
 read_latency_plan (struct read_latency *rl, const struct raid_array *a,
-                   unsigned turn, struct member_set *slow, int *probe)
+                   unsigned turn, const struct member_set *first,
+                   struct member_set *slow, int *probe)
 {
   uint64_t ns[RAID_MAX_MEMBERS], fastest = 0;
   unsigned m;
@@ -141,7 +142,7 @@ read_latency_plan (struct read_latency *rl, const struct raid_array *a,
       __atomic_store_n (&r->slow, now, __ATOMIC_RELAXED);
     if (!now)
       continue;
-    if (*probe == -1 && claim_probe (r, turn))
+    if (*probe == -1 && member_set_has (first, m) && claim_probe (r, turn))
       *probe = (int) m;
     else
       member_set_add (slow, m);

@@ -16,8 +16,10 @@ void read_latency_free (struct read_latency *rl);
 /* For one request, the request's turn (a->read_turn): the roles whose
  * copies it reads only when no other copy can serve (slow), and the
  * one slow role, if any, whose copy it reads first to measure it again
- * (*probe, else -1). */
+ * (*probe, else -1), taken among the roles in first (those holding the
+ * request's first unit), so that the probe does read it. */
 void read_latency_plan (struct read_latency *rl, const struct raid_array *a,
-                        unsigned turn, struct member_set *slow, int *probe);
+                        unsigned turn, const struct member_set *first,
+                        struct member_set *slow, int *probe);
 
 #endif

@@ -1,10 +1,10 @@
 /* nbdraid: a mirror reads its faster copy (read-latency.c).  RAID1 of
  * two member files, each read through a model that can add a delay to
  * every read and counts them: a copy 2 ms slower than the other serves
- * few reads, copies of one speed share them, a slow copy that became
- * fast is read again (the probes), and neither the initial sync's rule
- * (units not yet synced read from the first copy) nor write-mostly
- * gives way to latency.
+ * few reads, copies of one speed share them, even after one read held
+ * up, a slow copy that became fast is read again (the probes), and
+ * neither the initial sync's rule (units not yet synced read from the
+ * first copy) nor write-mostly gives way to latency.
  */
 #include <config.h>
 
@@ -30,6 +30,7 @@ struct model {
   const struct member_ops *real;
   struct member_ops ops;
   unsigned delay_us;            /* added to every read (atomic) */
+  unsigned once_us;             /* added to the next read (atomic) */
   unsigned reads;               /* reads it served (atomic) */
 };
 
@@ -45,7 +46,8 @@ static int
 model_pread (struct member *m, void *buf, size_t len, uint64_t off)
 {
   struct model *md = model_of (m);
-  unsigned delay_us = __atomic_load_n (&md->delay_us, __ATOMIC_RELAXED);
+  unsigned delay_us = __atomic_load_n (&md->delay_us, __ATOMIC_RELAXED) +
+    __atomic_exchange_n (&md->once_us, 0, __ATOMIC_RELAXED);
 
   if (delay_us)
     usleep (delay_us);
@@ -172,6 +174,28 @@ equal_copies_share (struct raid_array *a, const uint8_t *data,
             got[0], got[1]);
 }
 
+/* One read of a fast copy held up 5 ms (the thread preempted) does
+ * not make it slow: the copies go on sharing the reads. */
+static void
+one_late_read_keeps_sharing (struct raid_array *a, const uint8_t *data,
+                             unsigned *seed)
+{
+  unsigned got[2] = { 0, 0 };
+
+  set_delays (0, 0);
+  read_some (a, data, 200, seed, got);  /* both fast again */
+  got[0] = got[1] = 0;
+  __atomic_store_n (&models[0].once_us, 5000, __ATOMIC_RELAXED);
+  if (read_some (a, data, 300, seed, got) == -1)
+    return;
+  if (got[0] < 90 || got[1] < 90)
+    fail ("after one late read, the copies served %u and %u of 300 reads",
+          got[0], got[1]);
+  else
+    printf ("ok: after one late read, the copies served %u and %u of 300 "
+            "reads\n", got[0], got[1]);
+}
+
 /* Units above the resync front read from their first copy, slow or
  * not; a write-mostly copy is read only when no other can, however
  * fast. */
@@ -239,6 +263,7 @@ main (void)
       slow_copy_read_little (a, data, &seed);
       fast_again_shares (a, data, &seed);
       equal_copies_share (a, data, &seed);
+      one_late_read_keeps_sharing (a, data, &seed);
       rules_before_latency (a, data, &seed);
       model_unwrap ();
     }
