@@ -16,8 +16,9 @@
  * it, and stops being slow only when it is within half of either (under
  * SLOW_RATIO / 2 times, or SLOW_GAP_NS / 2 above).  Copies of one kind
  * (two local disks, two remote ones) stay well inside the line, whatever
- * the sizes and the page cache do to single reads, and share the reads
- * as before, by load and by turn.
+ * the sizes and the page cache do to single reads (and array.c caps
+ * what one late read adds), and share the reads as before, by load and
+ * by turn.
  *
  * A slow copy that is never read would keep its average forever, and a
  * link that got faster would never be noticed.  So a slow copy is
