@@ -45,6 +45,7 @@ bitmap,rand write 4K qd32
 nested,seq read 1M qd16
 latency,seq read 1M qd16
 latency,rand read 4K qd32
+latency,rand read 4K qd1
 rss,after seq write 1M qd16
 '
 /usr/bin/python3 - "$T/out/bench.csv" "$T/out/bench.md" "$expected" <<'PY' ||

@@ -30,6 +30,7 @@ class Job:
 SEQ_READ = Job("seq read 1M qd16", "read", "1M", 16)
 SEQ_WRITE = Job("seq write 1M qd16", "write", "1M", 16)
 RAND_READ = Job("rand read 4K qd32", "randread", "4k", 32)
+RAND_READ_QD1 = Job("rand read 4K qd1", "randread", "4k", 1)
 RAND_WRITE = Job("rand write 4K qd32", "randwrite", "4k", 32)
 READERS_12 = Job("12 seq readers 1M qd1", "read", "1M", 1, numjobs=12)
 READERS_1 = Job("1 seq reader 1M qd1", "read", "1M", 1)

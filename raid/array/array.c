@@ -91,15 +91,47 @@ takes (const struct raid_slot *s, const struct io_op *op)
   }
 }
 
+/* Add a sample to a moving average over the last eight or so (races
+ * lose a sample). */
+static void
+average_in (uint64_t *avg_ns, uint64_t took_ns)
+{
+  uint64_t ema = __atomic_load_n (avg_ns, __ATOMIC_RELAXED);
+
+  __atomic_store_n (avg_ns, ema - ema / 8 + took_ns / 8, __ATOMIC_RELAXED);
+}
+
+/* Add a read's time to m's average read time.  The first read seeds
+ * it.  A read over four times the average (and a microsecond, lest a
+ * tiny average never grow) counts as that much: one read held up (the
+ * thread preempted, a miss on a busy disk) moves the average by three
+ * eighths at most, so a copy does not look slow for it (read-latency.c
+ * wants four times the fastest), while a copy that did turn slow gets
+ * there all the same, its average growing by up to three eighths a
+ * read (15 reads from a hundredth of its new time). */
+static void
+read_time_in (struct member *m, uint64_t took_ns)
+{
+  uint64_t ema = __atomic_load_n (&m->read_ns, __ATOMIC_RELAXED);
+  uint64_t most = 4 * ema + 1000;
+
+  if (ema == 0)
+    __atomic_store_n (&m->read_ns, took_ns, __ATOMIC_RELAXED);
+  else
+    average_in (&m->read_ns, took_ns < most ? took_ns : most);
+}
+
 /* Run one op on its device: ENODEV if the member does not take it.
- * Keeps the member's average service time for quick. */
+ * Keeps the member's average service time for quick, and of a data
+ * read that succeeded its average read time for the copies family's
+ * choice of copy (an error says nothing of how fast it reads). */
 static void
 exec_op (void *ctx, struct io_op *op)
 {
   struct raid_array *a = ctx;
   struct raid_slot *s = array_slot (a, op->member);
   struct member *m;
-  uint64_t off, start = now_ns (), took, ema;
+  uint64_t off, start = now_ns (), took;
   int r = -1;
 
   if (!takes (s, op)) {
@@ -123,11 +155,10 @@ exec_op (void *ctx, struct io_op *op)
     break;
   }
   op->err = r == 0 ? 0 : errno;
-  /* A moving average over the last eight or so (races lose a sample). */
   took = now_ns () - start;
-  ema = __atomic_load_n (&m->service_ns, __ATOMIC_RELAXED);
-  __atomic_store_n (&m->service_ns, ema - ema / 8 + took / 8,
-                    __ATOMIC_RELAXED);
+  average_in (&m->service_ns, took);
+  if (op->kind == IO_READ && r == 0 && !op->metadata)
+    read_time_in (m, took);
 }
 
 /* Operations on buffered members this quick are the CPU copying

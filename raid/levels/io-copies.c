@@ -1,7 +1,8 @@
 /* nbdraid: reads and writes for the copies family (RAID0, RAID1, RAID10).
  *
  * Every array unit lives in one or more places; a write goes to all of
- * them that are in use, a read to the least busy one.  No parity, so
+ * them that are in use, a read to the fastest, least busy one (see
+ * read-latency.c for which copies are slow).  No parity, so
  * zeroing is a member zero (hole punch) on every copy.  Where a read
  * fails, the other copies are read instead and the failed range is
  * rewritten from them (md's read-error repair).
@@ -10,16 +11,40 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
 #include "levels.h"
 #include "parity.h"
+#include "read-latency.h"
 
 /* Bytes of units handled per sync, check or rebuild round: big enough
  * for sequential member I/O, small enough to bound memory. */
 #define WINDOW_BYTES (8 * 1024 * 1024)
+
+/* The setup op: the read latency rule's state, where there are copies
+ * to choose from (not RAID0). */
+static int
+copies_setup (struct raid_array *a, char *err, size_t errlen)
+{
+  if (a->geo.copies < 2)
+    return 0;
+  a->level_state = read_latency_new (a->geo.members);
+  if (!a->level_state) {
+    snprintf (err, errlen, "array %s: out of memory", a->name);
+    return -1;
+  }
+  return 0;
+}
+
+static void
+copies_teardown (struct raid_array *a)
+{
+  read_latency_free (a->level_state);
+  a->level_state = NULL;
+}
 
 /* The copies family locks units: a unit is its own lock key. */
 static uint64_t
@@ -62,40 +87,68 @@ write_mostly (const struct raid_array *a, const struct place *p)
   return a->slots[p->disk].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY;
 }
 
+/* What one request's choice of copies goes by. */
+struct read_plan {
+  unsigned load[RAID_MAX_MEMBERS];      /* units it reads from each */
+  struct place last;            /* the copy of its last unit so far */
+  bool started;                 /* last is set */
+  unsigned turn;                /* its place among requests */
+  struct member_set slow;       /* read-latency.c: copies read last */
+  int probe;                    /* a slow copy read first, or -1 */
+};
+
+/* Which copies a request tries first: a slow copy it probes, then
+ * ordinary copies, then slow ones (read-latency.c), then write-mostly
+ * ones.  Lower comes first. */
+static unsigned
+read_rank (const struct raid_array *a, const struct read_plan *rp,
+           const struct place *p)
+{
+  if (write_mostly (a, p))
+    return 3;
+  if ((int) p->disk == rp->probe)
+    return 0;
+  return member_set_has (&rp->slow, p->disk) ? 2 : 1;
+}
+
 /* The copy that carries on where the request's last read ends, so a
  * request is one read of one member where the layout allows (md reads
  * a request from one disk too; splitting it over the copies costs more
- * in hand-offs than it gains).  Otherwise the least loaded usable one,
- * a write-mostly copy only when no other is usable;
- * ties go round with turn, one per request, so requests take the copies
- * in turn.  Units the initial sync has not reached are read from their
+ * in hand-offs than it gains), unless that copy is slow or
+ * write-mostly.  Otherwise the usable copy of the lowest rank (a probe,
+ * ordinary, slow, write-mostly), among those the least loaded; ties go
+ * round with turn, one per request, so requests take the copies in
+ * turn.  Units the initial sync has not reached are read from their
  * first copy only, as md does, so two reads never disagree.  NULL if
  * no copy is usable. */
 static const struct place *
 pick_copy (const struct raid_array *a, const struct members_view *v,
            const struct member_set *bad, const struct place *places,
            unsigned n, uint64_t unit, uint64_t end_within,
-           const unsigned *load, const struct place *last, unsigned turn)
+           const struct read_plan *rp)
 {
   const struct place *best = NULL;
-  unsigned i;
+  unsigned i, rank, best_rank = 0;
 
   if (unit >= __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) &&
       place_usable (a, v, bad, &places[0], end_within))
     return &places[0];
-  for (i = 0; i < n; i++)
-    if (last && places[i].disk == last->disk &&
-        places[i].member_unit == last->member_unit + 1 &&
-        !write_mostly (a, &places[i]) &&
+  for (i = 0; rp->started && i < n; i++)
+    if (places[i].disk == rp->last.disk &&
+        places[i].member_unit == rp->last.member_unit + 1 &&
+        read_rank (a, rp, &places[i]) <= 1 &&
         place_usable (a, v, bad, &places[i], end_within))
       return &places[i];
   for (i = 0; i < n; i++) {
-    const struct place *p = &places[(turn + i) % n];
-    if (place_usable (a, v, bad, p, end_within) &&
-        (!best || (write_mostly (a, best) && !write_mostly (a, p)) ||
-         (write_mostly (a, best) == write_mostly (a, p) &&
-          load[p->disk] < load[best->disk])))
+    const struct place *p = &places[(rp->turn + i) % n];
+    if (!place_usable (a, v, bad, p, end_within))
+      continue;
+    rank = read_rank (a, rp, p);
+    if (!best || rank < best_rank ||
+        (rank == best_rank && rp->load[p->disk] < rp->load[best->disk])) {
       best = p;
+      best_rank = rank;
+    }
   }
   return best;
 }
@@ -107,11 +160,19 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
             const struct member_set *bad, struct io_batch *b)
 {
   const struct raid_geometry *g = &a->geo;
-  struct place places[RAID_MAX_MEMBERS], last;
-  unsigned load[RAID_MAX_MEMBERS] = { 0 };
-  unsigned turn = __atomic_fetch_add (&a->read_turn, 1, __ATOMIC_RELAXED);
-  bool started = false;
+  struct place places[RAID_MAX_MEMBERS];
+  struct read_plan rp = { .probe = -1 };
+  struct member_set first = { { 0 } };
+  unsigned i, n;
 
+  rp.turn = __atomic_fetch_add (&a->read_turn, 1, __ATOMIC_RELAXED);
+  if (a->level_state) {
+    n = geometry_unit_places (g, offset / g->unit_bytes, places);
+    for (i = 0; i < n; i++)
+      member_set_add (&first, places[i].disk);
+    read_latency_plan (a->level_state, a, rp.turn, &first, &rp.slow,
+                       &rp.probe);
+  }
   while (count > 0) {
     uint64_t unit = offset / g->unit_bytes, within = offset % g->unit_bytes;
     uint64_t len = g->unit_bytes - within;
@@ -120,17 +181,16 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
 
     if (len > count)
       len = count;
-    p = pick_copy (a, v, bad, places, n, unit, within + len, load,
-                   started ? &last : NULL, turn);
+    p = pick_copy (a, v, bad, places, n, unit, within + len, &rp);
     if (!p) {
       array_log (a, RAID_LOG_ERROR, "array %s: no readable copy left of "
                  "array offset %" PRIu64, a->name, offset);
       errno = EIO;
       return -1;
     }
-    load[p->disk]++;
-    last = *p;
-    started = true;
+    rp.load[p->disk]++;
+    rp.last = *p;
+    rp.started = true;
     if (io_batch_add (b, IO_READ, p->disk,
                       p->member_unit * g->unit_bytes + within, len, buf))
       return -1;
@@ -598,6 +658,8 @@ copies_member_keys (const struct raid_array *a, unsigned m, uint64_t first,
 }
 
 const struct raid_level_ops copies_level_ops = {
+  .setup = copies_setup,
+  .teardown = copies_teardown,
   .lock_key = copies_lock_key,
   .read = copies_read,
   .write = copies_write,

@@ -7,6 +7,7 @@ noinst_LTLIBRARIES += %reldir%/liblevels.la
 	%reldir%/io-parity.c \
 	%reldir%/levels.c %reldir%/levels.h \
 	%reldir%/parity-state.c \
+	%reldir%/read-latency.c %reldir%/read-latency.h \
 	%reldir%/read-parity.c \
 	%reldir%/rebuild-parity.c \
 	%reldir%/scrub-parity.c \
@@ -17,11 +18,17 @@ noinst_LTLIBRARIES += %reldir%/liblevels.la
 
 check_PROGRAMS += \
 	%reldir%/test-io \
+	%reldir%/test-read-latency \
 	%reldir%/test-rebuild \
 	%reldir%/test-stripe-batch
 %canon_reldir%_test_io_SOURCES = %reldir%/test-io.c $(TEST_ARRAY)
 %canon_reldir%_test_io_CPPFLAGS = $(LEVELS_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_io_LDADD = raid/libraid.la
+%canon_reldir%_test_read_latency_SOURCES = %reldir%/test-read-latency.c \
+	$(TEST_ARRAY)
+%canon_reldir%_test_read_latency_CPPFLAGS = $(LEVELS_INCLUDES) \
+	$(TEST_INCLUDES)
+%canon_reldir%_test_read_latency_LDADD = raid/libraid.la
 %canon_reldir%_test_rebuild_SOURCES = %reldir%/test-rebuild.c $(TEST_ARRAY)
 %canon_reldir%_test_rebuild_CPPFLAGS = $(LEVELS_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_rebuild_LDADD = raid/libraid.la

@@ -39,6 +39,11 @@ struct member {
   /* How long an operation takes, on average lately (ns): the array
    * runs quick ones in the caller instead of handing them to threads. */
   uint64_t service_ns;
+  /* How long a read that succeeded takes, on average lately (ns; 0
+   * before the first): the copies family reads the faster copies.
+   * Apart from service_ns, which writes and flushes move too (a
+   * local file's fdatasync can take longer than a remote read). */
+  uint64_t read_ns;
   /* Its I/O waits on a device or the network (O_DIRECT, NBD) rather
    * than copying memory: operations overlap however quick they are. */
   bool waits;

@@ -1,0 +1,25 @@
+/* nbdraid: which copies of a mirror are slow to read, from each
+ * member's average read time (struct member's read_ns), for the copies
+ * family's choice of copy.
+ */
+#ifndef NBDRAID_READ_LATENCY_H
+#define NBDRAID_READ_LATENCY_H
+
+#include "array.h"
+
+struct read_latency;
+
+/* The state of an array of `members` roles; NULL if out of memory. */
+struct read_latency *read_latency_new (unsigned members);
+void read_latency_free (struct read_latency *rl);
+
+/* For one request, the request's turn (a->read_turn): the roles whose
+ * copies it reads only when no other copy can serve (slow), and the
+ * one slow role, if any, whose copy it reads first to measure it again
+ * (*probe, else -1), taken among the roles in first (those holding the
+ * request's first unit), so that the probe does read it. */
+void read_latency_plan (struct read_latency *rl, const struct raid_array *a,
+                        unsigned turn, const struct member_set *first,
+                        struct member_set *slow, int *probe);
+
+#endif
