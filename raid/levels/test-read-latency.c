@@ -42,11 +42,20 @@ model_of (const struct member *m)
   return m == models[0].m ? &models[0] : &models[1];
 }
 
+/* Reads below this are metadata (the owner heartbeat reads the
+ * superblock block every second): neither delayed nor counted.  Data
+ * starts at 1 MiB or later (mdadm's smallest data offset). */
+#define DATA_FROM (1024 * 1024)
+
 static int
 model_pread (struct member *m, void *buf, size_t len, uint64_t off)
 {
   struct model *md = model_of (m);
-  unsigned delay_us = __atomic_load_n (&md->delay_us, __ATOMIC_RELAXED) +
+  unsigned delay_us;
+
+  if (off < DATA_FROM)
+    return md->real->pread (m, buf, len, off);
+  delay_us = __atomic_load_n (&md->delay_us, __ATOMIC_RELAXED) +
     __atomic_exchange_n (&md->once_us, 0, __ATOMIC_RELAXED);
 
   if (delay_us)
