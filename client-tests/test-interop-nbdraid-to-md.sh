@@ -79,3 +79,19 @@ EOF2
 guest_run nbdraid-to-md "${disks[@]}" "$T/guest.sh"
 grep -q '^FAIL' "$T/nbdraid-to-md.out" && die "md disagreed"
 echo "ok: md assembles, checks and reads every array nbdraid made"
+
+# The owner record nbdraid keeps beside each superblock (multi-host
+# protection) lies where md neither reads nor writes: after md
+# assembled, checked and stopped the arrays, it still says nbdraid
+# stopped cleanly, and nbdraid serves the array again without watching
+# for a live owner.
+a=r5ls-bm
+grep -q "Owner : host $(hostname), pid [0-9]*, stopped" \
+  <<< "$("$NBDRAID" examine "$T/$a/d0.img")" ||
+  die "$a: the owner record did not survive md: $("$NBDRAID" examine "$T/$a/d0.img")"
+: > "$T/nbdkit.log"
+start_server "$T/$a/a.conf"
+grep -q "watching its heartbeat" "$T/nbdkit.log" &&
+  die "$a: a live owner was watched for: $(cat "$T/nbdkit.log")"
+stop_server
+echo "ok: the owner record survives md's superblock writes"
