@@ -316,7 +316,7 @@ raid_start (struct raid_array *a)
   for (i = 0; i < a->nchildren; i++)
     if (raid_start (a->children[i]) == -1)
       return -1;
-  if (iopool_start (a->pool) == -1)
+  if (iopool_start (a->pool) == -1 || behind_start (a) == -1)
     return -1;
   a->started = true;
   return 0;
@@ -466,7 +466,8 @@ raid_zero (struct raid_array *a, uint64_t count, uint64_t offset, bool fua)
 }
 
 /* Flush every device that holds data: the active roles and any device
- * being rebuilt.  A member whose flush fails is failed. */
+ * being rebuilt, once the behind-writes made so far have landed on the
+ * write-mostly copies.  A member whose flush fails is failed. */
 int
 raid_flush (struct raid_array *a)
 {
@@ -476,6 +477,7 @@ raid_flush (struct raid_array *a)
 
   if (array_check_alive (a))
     return -1;
+  behind_drain (a);
   ticket = retired_enter (&a->retired);
   io_batch_init (&b);
   for (i = 0; i < a->geo.members + a->nspares && r == 0; i++) {

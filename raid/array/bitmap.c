@@ -108,6 +108,7 @@ read_bitmap (struct raid_array *a, struct raid_slot *s, char *why,
   }
   b->chunk_bytes = h.chunk_bytes;
   b->daemon_sleep_s = h.daemon_sleep_s ? h.daemon_sleep_s : 5;
+  b->write_behind = h.write_behind;
   b->events_cleared = h.events_cleared;
   if (posix_memalign ((void **) &b->image, 4096, b->disk_bytes) != 0 ||
       posix_memalign ((void **) &b->scratch, 4096, b->disk_bytes) != 0)
@@ -179,7 +180,7 @@ refresh_header (struct raid_array *a, uint64_t events)
     .events = events, .events_cleared = b->events_cleared,
     .sync_size_sectors = geometry_sync_bytes (&a->geo) / 512,
     .chunk_bytes = (uint32_t) b->chunk_bytes,
-    .daemon_sleep_s = b->daemon_sleep_s,
+    .daemon_sleep_s = b->daemon_sleep_s, .write_behind = b->write_behind,
   };
 
   memcpy (h.uuid, sb->set_uuid, 16);
@@ -321,6 +322,21 @@ bitmap_end_write (struct raid_array *a, uint64_t first, uint64_t last)
     b->pending[c]--;
     b->idle_since_ms[c] = now;
   }
+  pthread_mutex_unlock (&b->lock);
+}
+
+void
+bitmap_hold (struct raid_array *a, uint64_t first, uint64_t last)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  uint64_t c;
+
+  if (!b->present)
+    return;
+  pthread_mutex_lock (&b->lock);
+  for (c = chunk_of (a, first); c <= chunk_of (a, last) && c < b->chunks;
+       c++)
+    b->pending[c]++;
   pthread_mutex_unlock (&b->lock);
 }
 

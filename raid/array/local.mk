@@ -11,6 +11,7 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/job-pieces.c \
 	%reldir%/job-rebuild.c \
 	%reldir%/job-sync.c \
-	%reldir%/member-array.c
+	%reldir%/member-array.c \
+	%reldir%/write-behind.c %reldir%/write-behind.h
 %canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
 %canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)
