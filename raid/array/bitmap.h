@@ -31,6 +31,10 @@ struct raid_bitmap {
   uint16_t *pending;            /* writes in flight per chunk */
   uint64_t *idle_since_ms;      /* when its last write ended */
   pthread_mutex_t lock;
+  /* Held around each write of the bitmap to the members, taken before
+   * lock (and after the array's sb_lock): a header written for a
+   * superblock and a whole image never cross. */
+  pthread_mutex_t io_lock;
   pthread_cond_t written_cond;
   bool flushing;
   uint64_t wanted, written;     /* image generations */
