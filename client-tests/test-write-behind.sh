@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# write-behind = N, md's --write-behind: a RAID1 of a local file and a
+# write-mostly NBD member 20 ms away (nbdkit's delay filter) answers a
+# 4K write as soon as the local copy has it, not after the far one; the
+# data reads back; a flush waits for the far copy, after which both
+# members' data areas are the same; the limit is in the bitmap header
+# (offset 60), as mdadm --write-behind puts it.
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd missing"
+
+FAR_DELAY_MS=20
+mkdir -p "$T/w"
+truncate -s 32M "$T/w/d0.img" "$T/w/d1.img"
+start_member far "$T/w/d1.img" --filter=delay -- wdelay=${FAR_DELAY_MS}ms
+conf=$T/w/a.conf
+write_config "$conf" 1 - - "$T/w/d0.img" "$member_uri write-mostly"
+sed -i '/^\[array\]/a write-behind = 256\nbitmap-chunk = 1M' "$conf"
+"$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+  die "create: $(cat "$T/create.log")"
+for f in d0 d1; do
+  wb=$(od -An -tu4 -j $((8192 + 60)) -N4 "$T/w/$f.img" | tr -d ' ')
+  [ "$wb" = 256 ] || die "$f: bitmap write_behind is $wb, not 256"
+done
+
+start_server "$conf"
+# 400 writes of 4K, one at a time, each timed; then a flush, timed.
+# Prints the median write and the flush in ms.
+/usr/bin/python3 - "$uri" "$T/data" > "$T/times" <<'PY' || die "writer failed"
+import os, sys, time
+import nbd
+h = nbd.NBD()
+h.connect_uri(sys.argv[1])
+size = h.get_size()
+data = bytearray(size)
+took = []
+for i in range(400):
+    buf = os.urandom(4096)
+    off = (i * 7919 % (size // 4096)) * 4096
+    t = time.monotonic()
+    h.pwrite(buf, off)
+    took.append(time.monotonic() - t)
+    data[off:off + 4096] = buf
+t = time.monotonic()
+h.flush()
+flush = time.monotonic() - t
+open(sys.argv[2], "wb").write(data)
+took.sort()
+print("%.3f %.3f" % (took[len(took) // 2] * 1000, flush * 1000))
+PY
+read -r median flush < "$T/times"
+echo "median 4K write ${median} ms, then flush ${flush} ms (far copy ${FAR_DELAY_MS} ms)"
+# The mechanism, not a number: a write that waited for the far copy
+# would take at least its delay.
+/usr/bin/python3 -c "import sys; sys.exit(not float('$median') < $FAR_DELAY_MS / 4)" ||
+  die "median write took $median ms: it waited for the far copy"
+
+nbdcopy "$uri" "$T/back" && cmp "$T/data" "$T/back" || die "read back differs"
+# Flushed: both data areas (at 2048 sectors) hold the same bytes, now
+# and once the server is gone.
+off=$((2048 * 512)) size=$(stat -c %s "$T/data")
+cmp -n "$size" -i "$off:0" "$T/w/d1.img" "$T/data" ||
+  die "the far copy lacks flushed writes"
+stop_server
+cmp -n "$size" -i "$off:$off" "$T/w/d0.img" "$T/w/d1.img" ||
+  die "the copies differ after a clean stop"
+echo "ok: write-behind answers at the local copy's speed; flush waits for the far one"
