@@ -4,7 +4,8 @@
 # 4K write as soon as the local copy has it, not after the far one; the
 # data reads back; a flush waits for the far copy, after which both
 # members' data areas are the same; the limit is in the bitmap header
-# (offset 60), as mdadm --write-behind puts it.
+# (offset 60), as mdadm --write-behind puts it.  When the local copy
+# fails with writes still behind, reads from the far copy wait for them.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd missing"
@@ -65,3 +66,25 @@ stop_server
 cmp -n "$size" -i "$off:$off" "$T/w/d0.img" "$T/w/d1.img" ||
   die "the copies differ after a clean stop"
 echo "ok: write-behind answers at the local copy's speed; flush waits for the far one"
+
+# 300 writes answered, not flushed, then the local copy fails: the far
+# copy alone serves reads, each after the writes behind over it.
+start_server "$conf"
+/usr/bin/python3 - "$uri" "$T/data" <<'PY' || die "burst failed"
+import os, sys
+import nbd
+h = nbd.NBD()
+h.connect_uri(sys.argv[1])
+with open(sys.argv[2], "r+b") as f:
+    for i in range(300):
+        off = i * 3 * 4096
+        buf = os.urandom(4096)
+        h.pwrite(buf, off)
+        f.seek(off)
+        f.write(buf)
+PY
+"$NBDRAID" fail "$conf" 0 --force > /dev/null || die "fail refused"
+nbdcopy "$uri" "$T/back" && cmp "$T/data" "$T/back" ||
+  die "the far copy alone read back wrong: a read passed a write behind"
+stop_server
+echo "ok: with the local copy failed, reads from the far copy wait for the writes behind"

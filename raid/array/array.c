@@ -526,11 +526,14 @@ extents (struct raid_array *a, uint64_t count, uint64_t offset,
 
     if (len > count)
       len = count;
-    /* A unit whose member is gone may hold data: say so. */
+    /* A unit whose member is gone may hold data: say so.  So may one
+     * whose write-mostly copy has writes still behind over it. */
     a->ops->locate (a, offset / U, &member, &moff);
     m = a->slots[member].io;
     hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ||
-      member_set_has (&mute, member) ? 0
+      member_set_has (&mute, member) ||
+      ((a->slots[member].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY) &&
+       behind_pending (a, offset, len)) ? 0
       : m->ops->is_hole (m, len,
                          a->slots[member].data_offset_bytes + moff + within);
     /* A member that cannot say has data there, and is not asked again

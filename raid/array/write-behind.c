@@ -283,6 +283,20 @@ range_behind (const struct raid_behind *b, uint64_t off, uint64_t len)
   return false;
 }
 
+bool
+behind_pending (struct raid_array *a, uint64_t off, uint64_t len)
+{
+  struct raid_behind *b = &a->behind;
+  bool pending;
+
+  if (!b->running)
+    return false;
+  pthread_mutex_lock (&b->lock);
+  pending = range_behind (b, off, len);
+  pthread_mutex_unlock (&b->lock);
+  return pending;
+}
+
 void
 behind_wait_range (struct raid_array *a, uint64_t off, uint64_t len)
 {

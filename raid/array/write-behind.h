@@ -92,5 +92,8 @@ void behind_drain (struct raid_array *a);
 /* Wait until no behind-write overlapping array bytes [off, off+len) is
  * outstanding.  The caller holds those units' locks, so none comes. */
 void behind_wait_range (struct raid_array *a, uint64_t off, uint64_t len);
+/* Is one outstanding there now?  (Block status: a write-mostly copy
+ * cannot yet say what such a range holds.) */
+bool behind_pending (struct raid_array *a, uint64_t off, uint64_t len);
 
 #endif

@@ -294,19 +294,29 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   return r;
 }
 
-/* The first copy in use (or the last, if none is). */
+/* The first copy in use that is not write-mostly, else the first in
+ * use (or the last, if none is).  A write-mostly copy may lag behind
+ * (write-behind): it could call a hole what the others hold. */
 static void
 copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
                uint64_t *member_off)
 {
   struct place places[RAID_MAX_MEMBERS];
-  unsigned n = geometry_unit_places (&a->geo, unit, places), i;
+  unsigned n = geometry_unit_places (&a->geo, unit, places), i, pick = n;
 
-  for (i = 0; i + 1 < n; i++)
-    if (slot_state (&a->slots[places[i].disk]) == SLOT_ACTIVE)
-      break;
-  *member = places[i].disk;
-  *member_off = places[i].member_unit * a->geo.unit_bytes;
+  for (i = 0; i < n; i++)
+    if (slot_state (&a->slots[places[i].disk]) == SLOT_ACTIVE) {
+      if (!write_mostly (a, &places[i])) {
+        pick = i;
+        break;
+      }
+      if (pick == n)
+        pick = i;
+    }
+  if (pick == n)
+    pick = n - 1;
+  *member = places[pick].disk;
+  *member_off = places[pick].member_unit * a->geo.unit_bytes;
 }
 
 /* The copies family resyncs by unit: the unit holding offset. */
