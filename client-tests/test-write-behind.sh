@@ -4,8 +4,10 @@
 # 4K write as soon as the local copy has it, not after the far one; the
 # data reads back; a flush waits for the far copy, after which both
 # members' data areas are the same; the limit is in the bitmap header
-# (offset 60), as mdadm --write-behind puts it.  When the local copy
-# fails with writes still behind, reads from the far copy wait for them.
+# (offset 60), as mdadm --write-behind puts it, and a new limit in the
+# config gets there at the next start.  Beyond the limit a writer waits.
+# When the local copy fails with writes still behind, reads from the far
+# copy wait for them.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd missing"
@@ -19,10 +21,15 @@ write_config "$conf" 1 - - "$T/w/d0.img" "$member_uri write-mostly"
 sed -i '/^\[array\]/a write-behind = 256\nbitmap-chunk = 1M' "$conf"
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
   die "create: $(cat "$T/create.log")"
-for f in d0 d1; do
-  wb=$(od -An -tu4 -j $((8192 + 60)) -N4 "$T/w/$f.img" | tr -d ' ')
-  [ "$wb" = 256 ] || die "$f: bitmap write_behind is $wb, not 256"
-done
+# header_limit_is N: both members' bitmap headers say write_behind N
+header_limit_is () {
+  local f wb
+  for f in d0 d1; do
+    wb=$(od -An -tu4 -j $((8192 + 60)) -N4 "$T/w/$f.img" | tr -d ' ')
+    [ "$wb" = "$1" ] || die "$f: bitmap write_behind is $wb, not $1"
+  done
+}
+header_limit_is 256
 
 start_server "$conf"
 # 400 writes of 4K, one at a time, each timed; then a flush, timed.
@@ -66,6 +73,31 @@ stop_server
 cmp -n "$size" -i "$off:$off" "$T/w/d0.img" "$T/w/d1.img" ||
   die "the copies differ after a clean stop"
 echo "ok: write-behind answers at the local copy's speed; flush waits for the far one"
+
+# At most 4 behind: 100 writes cannot take less than 96 / 4 far delays.
+sed -i 's/^write-behind = 256$/write-behind = 4/' "$conf"
+start_server "$conf"
+header_limit_is 4
+/usr/bin/python3 - "$uri" "$T/data" > "$T/total" <<'PY' || die "writer failed"
+import os, sys, time
+import nbd
+h = nbd.NBD()
+h.connect_uri(sys.argv[1])
+bufs = [os.urandom(4096) for i in range(100)]
+t = time.monotonic()
+for i in range(100):
+    h.pwrite(bufs[i], i * 4096)
+took = time.monotonic() - t
+with open(sys.argv[2], "r+b") as f:
+    f.write(b"".join(bufs))
+print("%.0f" % (took * 1000))
+PY
+total=$(cat "$T/total")
+echo "write-behind = 4: 100 writes took $total ms"
+[ "$total" -ge $((96 / 4 * FAR_DELAY_MS)) ] ||
+  die "100 writes took $total ms: more than 4 were behind at once"
+stop_server
+echo "ok: the limit follows the config into the bitmap header and holds"
 
 # 300 writes answered, not flushed, then the local copy fails: the far
 # copy alone serves reads, each after the writes behind over it.
