@@ -74,7 +74,8 @@ cmp -n "$size" -i "$off:$off" "$T/w/d0.img" "$T/w/d1.img" ||
   die "the copies differ after a clean stop"
 echo "ok: write-behind answers at the local copy's speed; flush waits for the far one"
 
-# At most 4 behind: 100 writes cannot take less than 96 / 4 far delays.
+# At most 4 behind: 100 writes cannot take less than 96 / 4 far delays;
+# a write bigger than the limit (a MiB counts one) still goes.
 sed -i 's/^write-behind = 256$/write-behind = 4/' "$conf"
 start_server "$conf"
 header_limit_is 4
@@ -88,8 +89,13 @@ t = time.monotonic()
 for i in range(100):
     h.pwrite(bufs[i], i * 4096)
 took = time.monotonic() - t
+# 6 MiB in one write: more than the limit's 4 MiB, it goes alone.
+big = os.urandom(6 << 20)
+h.pwrite(big, 1 << 20)
 with open(sys.argv[2], "r+b") as f:
     f.write(b"".join(bufs))
+    f.seek(1 << 20)
+    f.write(big)
 print("%.0f" % (took * 1000))
 PY
 total=$(cat "$T/total")

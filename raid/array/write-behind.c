@@ -86,7 +86,7 @@ unlink_landed (struct raid_behind *b, struct behind_write *w)
     w->next->prev = w->prev;
   else
     b->tail = w->prev;
-  b->outstanding--;
+  b->outstanding -= w->slots;
 }
 
 static void *
@@ -179,6 +179,10 @@ behind_prepare (struct raid_array *a, const void *buf, uint64_t off,
   io_batch_init (&w->batch);
   w->off = off;
   w->len = len;
+  w->slots = (len + BEHIND_SLOT_BYTES - 1) / BEHIND_SLOT_BYTES;
+  /* One bigger than the whole limit still goes, alone. */
+  if (w->slots > a->behind.max)
+    w->slots = a->behind.max;
   w->first = a->ops->sync_unit_of (a, off);
   w->last = a->ops->sync_unit_of (a, off + len - 1);
   if (buf) {
@@ -224,7 +228,7 @@ behind_queue (struct raid_array *a, struct behind_write *w)
    * disk; this hold keeps them so until w lands. */
   array_hold_write (a, w->first, w->last);
   pthread_mutex_lock (&b->lock);
-  while (b->outstanding >= b->max)
+  while (b->outstanding + w->slots > b->max)
     pthread_cond_wait (&b->landed, &b->lock);
   for (earlier = b->head; earlier; earlier = earlier->next)
     if (overlap (earlier->off, earlier->len, w->off, w->len))
@@ -236,7 +240,7 @@ behind_queue (struct raid_array *a, struct behind_write *w)
   else
     b->head = w;
   b->tail = w;
-  b->outstanding++;
+  b->outstanding += w->slots;
   if (w->blockers == 0)
     pthread_cond_signal (&b->runnable);
   pthread_mutex_unlock (&b->lock);

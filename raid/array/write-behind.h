@@ -4,8 +4,10 @@
  * write-mostly ones (a far mirror) becomes a behind-write: its data
  * copied and queued, and written by the array's behind workers while
  * the client already has its answer.  At most `max` are outstanding
- * (md's max_write_behind); a writer beyond that waits for one to land,
- * as md's does.
+ * (md's max_write_behind), a write counting once per MiB or part of it
+ * (md splits behind-writes into bios of at most 1 MiB, each counted),
+ * which bounds the memory they hold; a writer beyond that waits for
+ * room.
  *
  * A behind-write holds its bitmap regions and the array's count of
  * writes in flight until it has landed (array_hold_write, given back
@@ -33,6 +35,10 @@ struct raid_array;
  * a far member's link busy (its requests overlap on its connections). */
 #define BEHIND_WORKERS 16
 
+/* A behind-write counts against the limit once per this many bytes
+ * (md: BIO_MAX_VECS pages per behind bio). */
+#define BEHIND_SLOT_BYTES (1024 * 1024)
+
 /* One client write's part for the write-mostly copies. */
 struct behind_write {
   struct behind_write *next, *prev;     /* outstanding, oldest first */
@@ -40,6 +46,7 @@ struct behind_write {
   uint64_t off, len;            /* array bytes */
   uint64_t first, last;         /* its sync units, held in the bitmap */
   unsigned blockers;            /* earlier outstanding ones it overlaps */
+  unsigned slots;               /* what it counts against the limit */
   bool running;
   uint8_t *data;                /* the client's bytes; NULL for zeros */
   struct io_batch batch;        /* the writes to the write-mostly copies */
@@ -53,7 +60,7 @@ struct raid_behind {
   pthread_cond_t landed;        /* one landed: room, or a wait is over */
   pthread_cond_t runnable;      /* one may run, or the workers stop */
   struct behind_write *head, *tail;
-  unsigned outstanding;
+  unsigned outstanding;          /* slots of the queued ones */
   uint64_t next_seq;
   unsigned nworkers;
   pthread_t workers[BEHIND_WORKERS];
