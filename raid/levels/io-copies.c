@@ -220,8 +220,7 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   return r;
 }
 
-/* Did every write of b work?  With none at all (no copy but the
- * write-mostly ones left), no. */
+/* Did every write of b work? */
 static bool
 all_written (const struct io_batch *b)
 {
@@ -230,14 +229,15 @@ all_written (const struct io_batch *b)
   for (i = 0; i < b->n; i++)
     if (b->ops[i].err)
       return false;
-  return b->n > 0;
+  return true;
 }
 
 /* Write every copy in use (and a replacement being built).  With
  * write-behind, the write-mostly copies' writes are queued as a
  * behind-write (write-behind.h) and the write returns once the others
- * have it; unless one of those failed or there were none, for then the
- * behind-write may hold the only copy: it is waited for. */
+ * have it; unless one of those failed, or some unit had no other copy
+ * to take it (the local one failed, or is rebuilt only below it), for
+ * then the behind-write may hold the only copy: it is waited for. */
 static int
 copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
               uint64_t offset)
@@ -250,6 +250,7 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   struct members_view v;
   struct behind_write *w = NULL;
   struct io_batch b;
+  bool uncovered = false;       /* a unit only a write-mostly copy takes */
   int r = -1;
 
   io_batch_init (&b);
@@ -261,20 +262,23 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
     uint64_t at = offset + done;
     uint64_t unit = at / g->unit_bytes, within = at % g->unit_bytes;
     uint64_t len = g->unit_bytes - within;
-    unsigned n = geometry_unit_places (g, unit, places), i;
+    unsigned n = geometry_unit_places (g, unit, places), i, now = 0;
 
     if (len > count - done)
       len = count - done;
     for (i = 0; i < n; i++) {
       bool behind = w && write_mostly (a, &places[i]);
-      if (place_usable (a, &v, &none, &places[i], within + len) &&
-          view_add_write (&v, behind ? &w->batch : &b,
+      if (!place_usable (a, &v, &none, &places[i], within + len))
+        continue;
+      if (view_add_write (&v, behind ? &w->batch : &b,
                           buf ? IO_WRITE : IO_ZERO, places[i].disk,
                           places[i].member_unit * g->unit_bytes + within, len,
                           behind ? behind_data (w, done)
                           : buf ? (void *) (buf + done) : NULL))
         goto out;
+      now += !behind;
     }
+    uncovered |= now == 0;
     done += len;
   }
   if (w) {
@@ -283,7 +287,7 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   }
   array_run (a, &b);
   r = array_settle_writes (a, &b);
-  if (seq && !all_written (&b)) {
+  if (seq && (uncovered || !all_written (&b))) {
     behind_wait_upto (a, seq);
     r = array_check_alive (a);
   }
