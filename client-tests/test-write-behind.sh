@@ -30,6 +30,8 @@ header_limit_is () {
   done
 }
 header_limit_is 256
+grep -q "Write Mode : Allow write behind, max 256" <<< "$("$NBDRAID" examine "$member_uri")" ||
+  die "examine: $("$NBDRAID" examine "$member_uri")"
 
 start_server "$conf"
 # 400 writes of 4K, one at a time, each timed; then a flush, timed.

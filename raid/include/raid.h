@@ -525,6 +525,7 @@ struct raid_member_info {
   uint32_t bitmap_chunk_bytes;
   uint64_t bitmap_events, bitmap_events_cleared;
   uint64_t bitmap_chunks, bitmap_dirty;
+  uint32_t bitmap_write_behind; /* md's write-behind limit, 0: none */
 };
 /* Read spec's superblock (and bitmap).  0; or -1 with a one-line reason
  * (naming spec) in err, errno ENODATA when spec holds no md superblock
