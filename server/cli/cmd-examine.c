@@ -142,10 +142,10 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
   if (m->has_bitmap && !m->bitmap_why[0])
     printf (", \"bitmap\": {\"chunk_bytes\": %u, \"events\": %" PRIu64
             ", \"events_cleared\": %" PRIu64 ", \"chunks\": %" PRIu64
-            ", \"dirty\": %" PRIu64 ", \"write_behind\": %u}",
+            ", \"write_behind\": %u, \"dirty\": %" PRIu64 "}",
             m->bitmap_chunk_bytes, m->bitmap_events,
-            m->bitmap_events_cleared, m->bitmap_chunks, m->bitmap_dirty,
-            m->bitmap_write_behind);
+            m->bitmap_events_cleared, m->bitmap_chunks,
+            m->bitmap_write_behind, m->bitmap_dirty);
   printf ("}");
 }
 
