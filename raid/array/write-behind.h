@@ -17,8 +17,10 @@
  * recovered from the local copy.  Overlapping behind-writes land in the
  * order they were made (md serializes them too): each waits for the
  * earlier ones it overlaps.  Whoever needs the far copy current waits
- * first: a flush for every behind-write made before it, a read, resync
- * or check of a range for those overlapping it.
+ * first: a flush, and a rebuild's reconstruct, for every behind-write
+ * made before it; a read, resync or check of a range for those
+ * overlapping it; and block status calls such a range data.  A write
+ * that no other copy took waits for its own behind-write.
  */
 #ifndef NBDRAID_WRITE_BEHIND_H
 #define NBDRAID_WRITE_BEHIND_H
