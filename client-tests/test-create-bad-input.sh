@@ -140,6 +140,43 @@ level = 1
 member = d0.img ctrl=c0
 member = d1.img
 EOF2
+expect_refusal "write-behind out of md's range" "a.conf:4: write-behind '16384' is not a number from 0 to 16383" <<EOF2
+[array]
+level = 1
+bitmap-chunk = 1M
+write-behind = 16384
+[members]
+member = d0.img
+member = d1.img write-mostly
+EOF2
+expect_refusal "write-behind without a bitmap" "a.conf:4: write-behind needs the write-intent bitmap" <<EOF2
+[array]
+level = 1
+bitmap = none
+write-behind = 256
+[members]
+member = d0.img
+member = d1.img write-mostly
+EOF2
+expect_refusal "write-behind without write-mostly" "a.conf:3: write-behind needs a write-mostly member" <<EOF2
+[array]
+level = 1
+write-behind =
+[members]
+member = d0.img
+member = d1.img
+EOF2
+expect_refusal "write-behind on RAID10" "a.conf:4: write-behind applies to RAID1, not to RAID10" <<EOF2
+[array]
+level = 10
+layout = n2
+write-behind = 16
+[members]
+member = d0.img
+member = d1.img write-mostly
+member = d2.img
+member = d3.img
+EOF2
 expect_refusal "missing member" "$d/nope.img: open: No such file or directory" <<EOF2
 [array]
 level = 1

@@ -347,7 +347,8 @@ raid_start (struct raid_array *a)
   for (i = 0; i < a->nchildren; i++)
     if (raid_start (a->children[i]) == -1)
       return -1;
-  if (iopool_start (a->pool) == -1 || array_heartbeat_start (a) == -1)
+  if (iopool_start (a->pool) == -1 || behind_start (a) == -1 ||
+      array_heartbeat_start (a) == -1)
     return -1;
   a->started = true;
   return 0;
@@ -497,7 +498,8 @@ raid_zero (struct raid_array *a, uint64_t count, uint64_t offset, bool fua)
 }
 
 /* Flush every device that holds data: the active roles and any device
- * being rebuilt.  A member whose flush fails is failed. */
+ * being rebuilt, once the behind-writes made so far have landed on the
+ * write-mostly copies.  A member whose flush fails is failed. */
 int
 raid_flush (struct raid_array *a)
 {
@@ -507,6 +509,7 @@ raid_flush (struct raid_array *a)
 
   if (array_check_alive (a))
     return -1;
+  behind_drain (a);
   ticket = retired_enter (&a->retired);
   io_batch_init (&b);
   for (i = 0; i < a->geo.members + a->nspares && r == 0; i++) {
@@ -555,11 +558,14 @@ extents (struct raid_array *a, uint64_t count, uint64_t offset,
 
     if (len > count)
       len = count;
-    /* A unit whose member is gone may hold data: say so. */
+    /* A unit whose member is gone may hold data: say so.  So may one
+     * whose write-mostly copy has writes still behind over it. */
     a->ops->locate (a, offset / U, &member, &moff);
     m = a->slots[member].io;
     hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ||
-      member_set_has (&mute, member) ? 0
+      member_set_has (&mute, member) ||
+      ((a->slots[member].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY) &&
+       behind_pending (a, offset, len)) ? 0
       : m->ops->is_hole (m, len,
                          a->slots[member].data_offset_bytes + moff + within);
     /* A member that cannot say has data there, and is not asked again

@@ -15,6 +15,7 @@
 #include "scratch.h"
 #include "stripe-lock.h"
 #include "superblock.h"
+#include "write-behind.h"
 
 enum slot_state {
   SLOT_ACTIVE,                  /* in sync, used for reads and writes */
@@ -157,6 +158,7 @@ struct raid_array {
   uint64_t scrub_fail_after;    /* sectors; 0: never (config) */
   struct member_open_options member_opts;      /* to reopen devices */
   struct raid_bitmap bitmap;
+  struct raid_behind behind;    /* md's write-behind (write-behind.c) */
   /* A role being replaced (-1: none) and the spare replacing it: set
    * only with the array quiesced, so requests read them freely. */
   int replacing;
@@ -294,6 +296,10 @@ void array_unlock_units (struct raid_array *a, uint64_t first,
  * (or is read-only: EROFS). */
 int array_start_write (struct raid_array *a, uint64_t first, uint64_t last);
 void array_end_write (struct raid_array *a, uint64_t first, uint64_t last);
+/* One more hold on sync units first..last, inside a write that has
+ * already marked them (a behind-write, which outlives its client
+ * write): array_end_write gives it back. */
+void array_hold_write (struct raid_array *a, uint64_t first, uint64_t last);
 /* Safemode: once writes have stopped for a while, flush the members
  * and mark the superblocks clean. */
 void array_mark_clean_when_quiet (struct raid_array *a);

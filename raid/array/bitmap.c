@@ -108,6 +108,7 @@ read_bitmap (struct raid_array *a, struct raid_slot *s, char *why,
   }
   b->chunk_bytes = h.chunk_bytes;
   b->daemon_sleep_s = h.daemon_sleep_s ? h.daemon_sleep_s : 5;
+  b->write_behind = h.write_behind;
   b->events_cleared = h.events_cleared;
   if (posix_memalign ((void **) &b->image, 4096, b->disk_bytes) != 0 ||
       posix_memalign ((void **) &b->scratch, 4096, b->disk_bytes) != 0)
@@ -128,6 +129,7 @@ bitmap_load (struct raid_array *a)
   int r;
 
   pthread_mutex_init (&b->lock, NULL);
+  pthread_mutex_init (&b->io_lock, NULL);
   pthread_cond_init (&b->written_cond, NULL);
   if (!(s->sb.feature_map & MD_FEATURE_BITMAP))
     return 0;
@@ -161,6 +163,7 @@ bitmap_free (struct raid_bitmap *b)
 {
   if (b->pending || b->image || b->present) {
     pthread_mutex_destroy (&b->lock);
+    pthread_mutex_destroy (&b->io_lock);
     pthread_cond_destroy (&b->written_cond);
   }
   free (b->image);
@@ -179,15 +182,37 @@ refresh_header (struct raid_array *a, uint64_t events)
     .events = events, .events_cleared = b->events_cleared,
     .sync_size_sectors = geometry_sync_bytes (&a->geo) / 512,
     .chunk_bytes = (uint32_t) b->chunk_bytes,
-    .daemon_sleep_s = b->daemon_sleep_s,
+    .daemon_sleep_s = b->daemon_sleep_s, .write_behind = b->write_behind,
   };
 
   memcpy (h.uuid, sb->set_uuid, 16);
   md_bitmap_encode (&h, b->image);
 }
 
+/* The newest events of the superblocks held, a superblock write in
+ * progress included (write_one sets them before it writes the bitmap
+ * header): a bitmap never goes on disk older than a superblock, which
+ * md and bitmap_load take for stale. */
+static uint64_t
+newest_events (struct raid_array *a)
+{
+  uint64_t e = 0;
+  unsigned i;
+
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    const struct raid_slot *s = array_slot (a, i);
+    uint64_t se = __atomic_load_n (&s->sb.events, __ATOMIC_ACQUIRE);
+    if (s->io && se > e)
+      e = se;
+  }
+  return e;
+}
+
 /* Write a snapshot of the image to every device in use and flush it.
- * With the lock held; releases it meanwhile. */
+ * With the lock held; releases it meanwhile.  The snapshot is taken
+ * under io_lock, so that a header written meanwhile for a superblock
+ * (bitmap_write_header) never lands before an older image, nor an older
+ * image after it. */
 static int
 write_locked (struct raid_array *a)
 {
@@ -196,7 +221,10 @@ write_locked (struct raid_array *a)
   unsigned i;
   int r = 0;
 
-  refresh_header (a, a->slots[a->reference].sb.events);
+  pthread_mutex_unlock (&b->lock);
+  pthread_mutex_lock (&b->io_lock);
+  pthread_mutex_lock (&b->lock);
+  refresh_header (a, newest_events (a));
   memcpy (b->scratch, b->image, b->disk_bytes);
   pthread_mutex_unlock (&b->lock);
   io_batch_init (&batch);
@@ -208,10 +236,12 @@ write_locked (struct raid_array *a)
                                  b->scratch) ||
         io_batch_add (&batch, IO_FLUSH, i, 0, 0, NULL);
   }
-  if (r == 0) {
+  if (r == 0)
     array_run (a, &batch);
+  /* Failing a member takes sb_lock, which is taken before io_lock. */
+  pthread_mutex_unlock (&b->io_lock);
+  if (r == 0)
     r = array_settle_writes (a, &batch);
-  }
   io_batch_free (&batch);
   pthread_mutex_lock (&b->lock);
   return r;
@@ -255,11 +285,13 @@ bitmap_write_header (struct raid_array *a, struct raid_slot *s,
     errno = ENOMEM;
     return -1;
   }
+  pthread_mutex_lock (&b->io_lock);
   pthread_mutex_lock (&b->lock);
   refresh_header (a, events);
   memcpy (block, b->image, 4096);
   pthread_mutex_unlock (&b->lock);
   r = s->io->ops->pwrite (s->io, block, 4096, bitmap_start (s));
+  pthread_mutex_unlock (&b->io_lock);
   free (block);
   return r;
 }
@@ -321,6 +353,21 @@ bitmap_end_write (struct raid_array *a, uint64_t first, uint64_t last)
     b->pending[c]--;
     b->idle_since_ms[c] = now;
   }
+  pthread_mutex_unlock (&b->lock);
+}
+
+void
+bitmap_hold (struct raid_array *a, uint64_t first, uint64_t last)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  uint64_t c;
+
+  if (!b->present)
+    return;
+  pthread_mutex_lock (&b->lock);
+  for (c = chunk_of (a, first); c <= chunk_of (a, last) && c < b->chunks;
+       c++)
+    b->pending[c]++;
   pthread_mutex_unlock (&b->lock);
 }
 

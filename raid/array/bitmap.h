@@ -23,6 +23,7 @@ struct raid_bitmap {
   uint64_t chunk_bytes;         /* sync-space bytes per bit */
   uint64_t chunks;
   uint32_t daemon_sleep_s;
+  uint32_t write_behind;        /* the header's: md's write-behind limit */
   uint64_t disk_bytes;          /* header + bits, 4 KiB multiple */
   uint64_t events_cleared;
   uint8_t *image;               /* what the members should hold */
@@ -30,6 +31,10 @@ struct raid_bitmap {
   uint16_t *pending;            /* writes in flight per chunk */
   uint64_t *idle_since_ms;      /* when its last write ended */
   pthread_mutex_t lock;
+  /* Held around each write of the bitmap to the members, taken before
+   * lock (and after the array's sb_lock): a header written for a
+   * superblock and a whole image never cross. */
+  pthread_mutex_t io_lock;
   pthread_cond_t written_cond;
   bool flushing;
   uint64_t wanted, written;     /* image generations */
@@ -47,6 +52,9 @@ void bitmap_free (struct raid_bitmap *b);
  * the regions idle. */
 int bitmap_start_write (struct raid_array *a, uint64_t first, uint64_t last);
 void bitmap_end_write (struct raid_array *a, uint64_t first, uint64_t last);
+/* One more write on regions a write in flight has already made dirty
+ * on disk (no I/O); bitmap_end_write ends it. */
+void bitmap_hold (struct raid_array *a, uint64_t first, uint64_t last);
 
 /* Whether sync unit u's region may be out of sync (its bit is set). */
 bool bitmap_dirty (struct raid_array *a, uint64_t u);

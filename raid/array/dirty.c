@@ -71,6 +71,13 @@ array_end_write (struct raid_array *a, uint64_t first, uint64_t last)
 }
 
 void
+array_hold_write (struct raid_array *a, uint64_t first, uint64_t last)
+{
+  __atomic_add_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+  bitmap_hold (a, first, last);
+}
+
+void
 array_mark_clean_when_quiet (struct raid_array *a)
 {
   if (__atomic_load_n (&a->in_sync, __ATOMIC_SEQ_CST) ||

@@ -548,6 +548,22 @@ write_flags (struct raid_array *a, const struct candidate *c, unsigned n)
   array_write_superblocks (a);
 }
 
+/* The config's write-behind limit goes into the bitmap's header, as
+ * mdadm --write-behind puts it there, and md reads it from there. */
+static void
+write_behind_limit (struct raid_array *a, const struct raid_config *cfg)
+{
+  behind_init (a, cfg->write_behind);
+  if (!a->bitmap.present || a->bitmap.write_behind == cfg->write_behind ||
+      a->readonly)
+    return;
+  array_log (a, RAID_LOG_INFO, "array %s: the bitmap's write-behind limit "
+             "goes from %u to %u, as the config says", a->name,
+             a->bitmap.write_behind, cfg->write_behind);
+  a->bitmap.write_behind = cfg->write_behind;
+  array_write_superblocks (a);
+}
+
 /* md's resync_offset: all ones, clean; 0, written to when it stopped
  * (dirty: resync what the bitmap marks, or all); else clean but with a
  * resync cut short there. */
@@ -657,6 +673,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   warn_controllers (a, cfg);
   record_missing (a);
   write_flags (a, c, n);
+  write_behind_limit (a, cfg);
   if (pool && shared_spares_load (a, cfg) == -1) {
     refuse (err, errlen, "%s", strerror (errno));
     goto fail;
@@ -683,6 +700,8 @@ raid_close (struct raid_array *a)
 
   if (!a)
     return;
+  /* Every behind-write lands before the clean stop. */
+  behind_stop (a);
   if (a->started)
     array_mark_clean (a);
   array_release (a);
@@ -692,6 +711,7 @@ raid_close (struct raid_array *a)
   stripe_locks_destroy (&a->locks);
   pthread_mutex_destroy (&a->sb_lock);
   bitmap_free (&a->bitmap);
+  behind_free (a);
   job_buffers_free (&a->job_buffers);
   for (i = 0; i < a->geo.members && a->slots; i++)
     free_slot (&a->slots[i]);

@@ -407,17 +407,20 @@ bitmap_chunk (struct creation *c, const struct raid_geometry *g,
   return chunk;
 }
 
-/* md's bitmap image: header, then a bit per chunk, all set when the
+/* md's bitmap image: header (with the write-behind limit, as mdadm
+ * --write-behind puts it there), then a bit per chunk, all set when the
  * array still needs its first sync. */
 static uint8_t *
 bitmap_image (const struct md_superblock *sb, const struct raid_geometry *g,
-              uint64_t chunk, bool dirty, uint64_t *bytes)
+              uint64_t chunk, uint32_t write_behind, bool dirty,
+              uint64_t *bytes)
 {
   uint64_t chunks = md_bitmap_chunks (geometry_sync_bytes (g), chunk), i;
   struct md_bitmap_header h = {
     .events = sb->events, .events_cleared = sb->events,
     .sync_size_sectors = geometry_sync_bytes (g) / 512,
     .chunk_bytes = (uint32_t) chunk, .daemon_sleep_s = 5,
+    .write_behind = write_behind,
   };
   uint8_t *image;
 
@@ -482,7 +485,8 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   if (cfg->bitmap) {
     sb->feature_map |= MD_FEATURE_BITMAP;
     sb->bitmap_offset_sectors = MD_BITMAP_OFFSET_SECTORS;
-    image = bitmap_image (sb, g, bitmap_chunk_bytes, !clean, &image_bytes);
+    image = bitmap_image (sb, g, bitmap_chunk_bytes, cfg->write_behind,
+                          !clean, &image_bytes);
     if (!image) {
       refuse (c, "%s", strerror (ENOMEM));
       goto out;

@@ -7,6 +7,7 @@
 
 #include "bitmap-format.h"
 #include "le.h"
+#include "raid.h"
 
 /* Offsets of md's bitmap_super_s (drivers/md/md-bitmap.h). */
 enum {
@@ -67,9 +68,10 @@ md_bitmap_decode (const uint8_t *b, struct md_bitmap_header *h, char *err,
     snprintf (err, errlen, "bitmap daemon_sleep 0 is out of range");
     return -1;
   }
-  if (h->write_behind) {
-    snprintf (err, errlen, "bitmap write_behind %u is not supported",
-              h->write_behind);
+  /* md_bitmap_read_sb(): "write-behind limit out of range". */
+  if (h->write_behind > RAID_WRITE_BEHIND_MAX) {
+    snprintf (err, errlen, "bitmap write_behind %u is out of range (0 to "
+              "%u)", h->write_behind, RAID_WRITE_BEHIND_MAX);
     return -1;
   }
   return 0;

@@ -37,8 +37,9 @@ struct md_bitmap_header {
 
 void md_bitmap_encode (const struct md_bitmap_header *h, uint8_t *block);
 /* Decode and validate as md_bitmap_read_sb() does: magic, version 3 or
- * 4, a power-of-two chunk of at least 512 bytes, a daemon_sleep, no
- * write-behind (which we do not do).  0, or -1 with the reason (field and value) in err. */
+ * 4, a power-of-two chunk of at least 512 bytes, a daemon_sleep, a
+ * write-behind limit md allows.  0, or -1 with the reason (field and
+ * value) in err. */
 int md_bitmap_decode (const uint8_t *block, struct md_bitmap_header *h,
                       char *err, size_t errlen);
 

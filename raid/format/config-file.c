@@ -160,6 +160,16 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
                    "2G", value);
     cfg->bitmap_chunk_line = st->line;
   }
+  else if (strcmp (name, "write-behind") == 0) {
+    cfg->write_behind_line = st->line;
+    /* mdadm's --write-behind without a value means 256. */
+    if (!*value) {
+      cfg->write_behind = RAID_WRITE_BEHIND_DEFAULT;
+      return 1;
+    }
+    return parse_count (st, name, value, 0, RAID_WRITE_BEHIND_MAX,
+                        &cfg->write_behind);
+  }
   else if (strcmp (name, "auto-readd") == 0) {
     if (parse_bool (value, &cfg->auto_readd) == -1)
       return config_fail (st, "auto-readd '%s' is not true or false", value);
@@ -468,6 +478,8 @@ check_config (struct parse_state *st)
           min, cfg->nmembers);
   else
     config_check_flags (st, cfg, l);
+  if (!st->failed)
+    config_check_write_behind (st, cfg);
 }
 
 /* Does g contain target, through its "array:" members?  depth bounds

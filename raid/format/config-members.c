@@ -162,3 +162,30 @@ config_check_flags (struct parse_state *st, const struct raid_config *cfg,
     config_fail (st, "write-mostly on every member leaves no copy to read "
           "first: keep it off one at least");
 }
+
+/* md writes behind only to the write-mostly copies of a RAID1, and
+ * only with a bitmap, which keeps the regions of writes not yet on
+ * them dirty until they land (md's raid1.c, md-bitmap.c). */
+void
+config_check_write_behind (struct parse_state *st,
+                           const struct raid_config *cfg)
+{
+  unsigned i, n = 0;
+
+  if (!cfg->write_behind)
+    return;
+  for (i = 0; i < cfg->nmembers; i++)
+    n += (cfg->members[i].devflags & RAID_DEVFLAG_WRITE_MOSTLY) != 0;
+  st->line = cfg->write_behind_line;
+  if (cfg->level != 1)
+    config_fail (st, "write-behind applies to RAID1, not to RAID%d (md "
+                 "writes behind only to a mirror's write-mostly copies)",
+                 cfg->level);
+  else if (!cfg->bitmap)
+    config_fail (st, "write-behind needs the write-intent bitmap (bitmap = "
+                 "internal): it keeps what the write-mostly copies lack "
+                 "dirty until they have it");
+  else if (n == 0)
+    config_fail (st, "write-behind needs a write-mostly member to write "
+                 "behind to; none of the member lines has the flag");
+}

@@ -36,5 +36,8 @@ int config_add_scan (struct parse_state *st, const char *value);
 void config_check_flags (struct parse_state *st,
                          const struct raid_config *cfg,
                          const struct raid_level *l);
+/* write-behind where md does it: RAID1, a bitmap, a write-mostly copy. */
+void config_check_write_behind (struct parse_state *st,
+                                const struct raid_config *cfg);
 
 #endif

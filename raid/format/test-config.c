@@ -94,6 +94,53 @@ check_full (void)
   raid_config_free (&cfg);
 }
 
+#define WM_MEMBERS "[members]\nmember = a.img\nmember = b.img write-mostly\n"
+
+/* write-behind = N: a count up to md's 16383, 256 (mdadm's default)
+ * when given no value; refused naming its line without a bitmap,
+ * without a write-mostly copy, and on any level but RAID1. */
+static void
+check_write_behind (void)
+{
+  struct raid_config cfg;
+  const char *err = parse ("[array]\nlevel = 1\nwrite-behind = 16383\n"
+                           WM_MEMBERS, &cfg);
+
+  if (err)
+    fail ("write-behind 16383 refused: %s", err);
+  else {
+    if (cfg.write_behind != 16383 || cfg.write_behind_line != 3)
+      fail ("write-behind parsed as %u (line %d)", cfg.write_behind,
+            cfg.write_behind_line);
+    raid_config_free (&cfg);
+  }
+  err = parse ("[array]\nlevel = 1\nwrite-behind =\n" WM_MEMBERS, &cfg);
+  if (err)
+    fail ("write-behind without a value refused: %s", err);
+  else {
+    if (cfg.write_behind != 256)
+      fail ("write-behind without a value is %u, not 256", cfg.write_behind);
+    raid_config_free (&cfg);
+  }
+  expect_error ("[array]\nlevel = 1\nwrite-behind = 16384\n" WM_MEMBERS,
+                "t.conf:3: write-behind '16384' is not a number from 0 to "
+                "16383");
+  expect_error ("[array]\nlevel = 1\nwrite-behind = -1\n" WM_MEMBERS,
+                "t.conf:3: write-behind '-1' is not a number from 0 to");
+  expect_error ("[array]\nlevel = 1\nwrite-behind = many\n" WM_MEMBERS,
+                "t.conf:3: write-behind 'many' is not a number");
+  expect_error ("[array]\nlevel = 1\nbitmap = none\nwrite-behind = 64\n"
+                WM_MEMBERS, "t.conf:4: write-behind needs the write-intent "
+                "bitmap (bitmap = internal)");
+  expect_error ("[array]\nwrite-behind = 64\nlevel = 1\n[members]\n"
+                "member = a.img\nmember = b.img\n",
+                "t.conf:2: write-behind needs a write-mostly member");
+  expect_error ("[array]\nlevel = 10\nwrite-behind\t= 8\n"
+                "[members]\nmember = a.img\nmember = b.img write-mostly\n"
+                "member = c.img\nmember = d.img\n",
+                "t.conf:3: write-behind applies to RAID1, not to RAID10");
+}
+
 /* "missing" keeps a role with no device: allowed on any number of
  * member lines, never resolved as a path; nbdraid remove writes it in
  * place of a member's path and comments out a spare's line. */
@@ -171,6 +218,7 @@ main (void)
   }
   check_full ();
   check_missing ();
+  check_write_behind ();
   expect_error ("[array]\nlevel = 5\ncolour = red\n" MEMBERS,
                 "t.conf:3: unknown key 'colour'");
   expect_error ("[array]\nlevel = 5\n[disks]\nmember = a\n",
@@ -232,7 +280,7 @@ main (void)
     return 1;
   }
   check_durations ();
-  printf ("test-config: every key parsed, 23 bad configs refused by "
+  printf ("test-config: every key parsed, 29 bad configs refused by "
           "file:line, durations parsed\n");
   return 0;
 }

@@ -41,6 +41,11 @@
 #define RAID_DEVFLAG_WRITE_MOSTLY 1
 #define RAID_DEVFLAG_FAILFAST 2
 
+/* md's write-behind limit: mdadm's value when given none, and md's
+ * most (COUNTER_MAX, md-bitmap.h). */
+#define RAID_WRITE_BEHIND_DEFAULT 256
+#define RAID_WRITE_BEHIND_MAX 16383
+
 struct raid_member_spec {
   char *path;                   /* absolute path (or URI), or "missing" */
   char *controller;             /* NULL when not given */
@@ -62,6 +67,11 @@ struct raid_config {
   uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
   int bitmap_chunk_line;
   bool auto_readd;              /* re-add members that come back */
+  /* md's write-behind (RAID1 with a bitmap and a write-mostly copy):
+   * writes outstanding on the write-mostly copies at most, 0 for none
+   * (they are then written as the others). */
+  unsigned write_behind;
+  int write_behind_line;
   /* Arrays of one server with the same spare-group lend each other
    * their spares (mdadm's spare-group); NULL: none. */
   char *spare_group;
@@ -524,6 +534,7 @@ struct raid_member_info {
   uint32_t bitmap_chunk_bytes;
   uint64_t bitmap_events, bitmap_events_cleared;
   uint64_t bitmap_chunks, bitmap_dirty;
+  uint32_t bitmap_write_behind; /* md's write-behind limit, 0: none */
   /* The owner record beside the superblock (multi-host protection):
    * the server that serves the array, or served it last. */
   bool has_owner;

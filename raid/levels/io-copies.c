@@ -111,6 +111,29 @@ read_rank (const struct raid_array *a, const struct read_plan *rp,
   return member_set_has (&rp->slow, p->disk) ? 2 : 1;
 }
 
+/* The copy a resync copies over the others, and the only one read
+ * where the resync has not been: the first usable copy that is not
+ * write-mostly (md's raid1 sync_request reads one, as write-behind may
+ * leave a write-mostly copy behind), else the first usable one.  NULL
+ * if none is usable. */
+static const struct place *
+sync_source (const struct raid_array *a, const struct members_view *v,
+             const struct member_set *bad, const struct place *places,
+             unsigned n, uint64_t end_within)
+{
+  const struct place *wm = NULL;
+  unsigned c;
+
+  for (c = 0; c < n; c++)
+    if (place_usable (a, v, bad, &places[c], end_within)) {
+      if (!write_mostly (a, &places[c]))
+        return &places[c];
+      if (!wm)
+        wm = &places[c];
+    }
+  return wm;
+}
+
 /* The copy that carries on where the request's last read ends, so a
  * request is one read of one member where the layout allows (md reads
  * a request from one disk too; splitting it over the copies costs more
@@ -119,8 +142,8 @@ read_rank (const struct raid_array *a, const struct read_plan *rp,
  * ordinary, slow, write-mostly), among those the least loaded; ties go
  * round with turn, one per request, so requests take the copies in
  * turn.  Units the initial sync has not reached are read from their
- * first copy only, as md does, so two reads never disagree.  NULL if
- * no copy is usable. */
+ * resync's source only, as md does, so two reads never disagree.  NULL
+ * if no copy is usable. */
 static const struct place *
 pick_copy (const struct raid_array *a, const struct members_view *v,
            const struct member_set *bad, const struct place *places,
@@ -131,8 +154,8 @@ pick_copy (const struct raid_array *a, const struct members_view *v,
   unsigned i, rank, best_rank = 0;
 
   if (unit >= __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) &&
-      place_usable (a, v, bad, &places[0], end_within))
-    return &places[0];
+      (best = sync_source (a, v, bad, places, n, end_within)))
+    return best;
   for (i = 0; rp->started && i < n; i++)
     if (places[i].disk == rp->last.disk &&
         places[i].member_unit == rp->last.member_unit + 1 &&
@@ -201,8 +224,23 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
   return 0;
 }
 
+/* Does b read a write-mostly copy? */
+static bool
+reads_write_mostly (const struct raid_array *a, const struct io_batch *b)
+{
+  size_t i;
+
+  for (i = 0; i < b->n; i++)
+    if (b->ops[i].member < a->geo.members &&
+        a->slots[b->ops[i].member].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY)
+      return true;
+  return false;
+}
+
 /* The read op: each unit from one usable copy; a range that fails to
- * read is read from another copy and rewritten from it. */
+ * read is read from another copy and rewritten from it.  A write-mostly
+ * copy is read only once the behind-writes over the range have landed
+ * on it. */
 static int
 copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
              uint64_t offset)
@@ -222,6 +260,8 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
     io_batch_reset (&b);
     if (plan_reads (a, buf, count, offset, &v, &bad, &b))
       goto out;
+    if (reads_write_mostly (a, &b))
+      behind_wait_range (a, offset, count);
     if (array_run (a, &b) == 0)
       break;
     if (array_reads_failed (a, &b, &bad, &repair, &fix))
@@ -240,7 +280,24 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   return r;
 }
 
-/* Write every copy in use (and a replacement being built). */
+/* Did every write of b work? */
+static bool
+all_written (const struct io_batch *b)
+{
+  size_t i;
+
+  for (i = 0; i < b->n; i++)
+    if (b->ops[i].err)
+      return false;
+  return true;
+}
+
+/* Write every copy in use (and a replacement being built).  With
+ * write-behind, the write-mostly copies' writes are queued as a
+ * behind-write (write-behind.h) and the write returns once the others
+ * have it; unless one of those failed, or some unit had no other copy
+ * to take it (the local one failed, or is rebuilt only below it), for
+ * then the behind-write may hold the only copy: it is waited for. */
 static int
 copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
               uint64_t offset)
@@ -248,54 +305,82 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   const struct raid_geometry *g = &a->geo;
   struct place places[RAID_MAX_MEMBERS];
   uint64_t first = offset / g->unit_bytes;
-  uint64_t last = (offset + count - 1) / g->unit_bytes;
+  uint64_t last = (offset + count - 1) / g->unit_bytes, done = 0, seq = 0;
   struct member_set none = { { 0 } };
   struct members_view v;
+  struct behind_write *w = NULL;
   struct io_batch b;
+  bool uncovered = false;       /* a unit only a write-mostly copy takes */
   int r = -1;
 
   io_batch_init (&b);
   array_lock_units (a, first, last, true);
   array_view (a, &v);
-  while (count > 0) {
-    uint64_t unit = offset / g->unit_bytes, within = offset % g->unit_bytes;
+  if (behind_on (a) && !(w = behind_prepare (a, buf, offset, count)))
+    goto out;
+  while (done < count) {
+    uint64_t at = offset + done;
+    uint64_t unit = at / g->unit_bytes, within = at % g->unit_bytes;
     uint64_t len = g->unit_bytes - within;
-    unsigned n = geometry_unit_places (g, unit, places), i;
+    unsigned n = geometry_unit_places (g, unit, places), i, now = 0;
 
-    if (len > count)
-      len = count;
-    for (i = 0; i < n; i++)
-      if (place_usable (a, &v, &none, &places[i], within + len) &&
-          view_add_write (&v, &b, buf ? IO_WRITE : IO_ZERO, places[i].disk,
-                          places[i].member_unit * g->unit_bytes + within,
-                          len, (void *) buf))
+    if (len > count - done)
+      len = count - done;
+    for (i = 0; i < n; i++) {
+      bool behind = w && write_mostly (a, &places[i]);
+      if (!place_usable (a, &v, &none, &places[i], within + len))
+        continue;
+      if (view_add_write (&v, behind ? &w->batch : &b,
+                          buf ? IO_WRITE : IO_ZERO, places[i].disk,
+                          places[i].member_unit * g->unit_bytes + within, len,
+                          behind ? behind_data (w, done)
+                          : buf ? (void *) (buf + done) : NULL))
         goto out;
-    if (buf)
-      buf += len;
-    offset += len;
-    count -= len;
+      now += !behind;
+    }
+    uncovered |= now == 0;
+    done += len;
+  }
+  if (w) {
+    seq = behind_queue (a, w);
+    w = NULL;
   }
   array_run (a, &b);
   r = array_settle_writes (a, &b);
+  if (seq && (uncovered || !all_written (&b))) {
+    behind_wait_upto (a, seq);
+    r = array_check_alive (a);
+  }
  out:
   array_unlock_units (a, first, last);
+  behind_discard (w);
   io_batch_free (&b);
   return r;
 }
 
-/* The first copy in use (or the last, if none is). */
+/* The first copy in use that is not write-mostly, else the first in
+ * use (or the last, if none is).  A write-mostly copy may lag behind
+ * (write-behind): it could call a hole what the others hold. */
 static void
 copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
                uint64_t *member_off)
 {
   struct place places[RAID_MAX_MEMBERS];
-  unsigned n = geometry_unit_places (&a->geo, unit, places), i;
+  unsigned n = geometry_unit_places (&a->geo, unit, places), i, pick = n;
 
-  for (i = 0; i + 1 < n; i++)
-    if (slot_state (&a->slots[places[i].disk]) == SLOT_ACTIVE)
-      break;
-  *member = places[i].disk;
-  *member_off = places[i].member_unit * a->geo.unit_bytes;
+  for (i = 0; i < n; i++)
+    if (slot_state (&a->slots[places[i].disk]) == SLOT_ACTIVE) {
+      if (!write_mostly (a, &places[i])) {
+        pick = i;
+        break;
+      }
+      if (pick == n)
+        pick = i;
+    }
+  if (pick == n)
+    pick = n - 1;
+  *member = places[pick].disk;
+  *member_off = places[pick].member_unit * a->geo.unit_bytes;
 }
 
 /* The copies family resyncs by unit: the unit holding offset. */
@@ -312,18 +397,16 @@ copies_sync_units (const struct raid_array *a)
   return array_units (a);
 }
 
-/* The first copy of unit places[] a round may read, or n if none. */
+/* The copy of unit places[] a round reads first and copies over the
+ * others (sync_source), or n if none. */
 static unsigned
 first_usable (const struct raid_array *a, const struct members_view *v,
               const struct place *places, unsigned n, uint64_t len)
 {
   struct member_set none = { { 0 } };
-  unsigned c;
+  const struct place *p = sync_source (a, v, &none, places, n, len);
 
-  for (c = 0; c < n; c++)
-    if (place_usable (a, v, &none, &places[c], len))
-      break;
-  return c;
+  return p ? (unsigned) (p - places) : n;
 }
 
 /* Are all copies of a unit in holes, on members all in use?  Then they
@@ -427,6 +510,8 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
   io_batch_init (&writes);
   array_lock_units (a, u, u + n - 1, true);
   array_view (a, &v);
+  /* The write-mostly copies must hold what the others hold. */
+  behind_wait_range (a, u * g->unit_bytes, n * g->unit_bytes);
   for (i = 0; i < n; i++) {
     uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes;
 
@@ -436,7 +521,7 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
       continue;
     ++*done;
     src = first_usable (a, &v, places, np, len);
-    for (c = src; c < np; c++)
+    for (c = 0; c < np; c++)
       if ((c == src || !sync) &&
           place_usable (a, &v, &none, &places[c], len) &&
           io_batch_add (&reads, IO_READ, places[c].disk,
@@ -455,8 +540,15 @@ copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
       continue;
     np = geometry_unit_places (g, u + i, places);
     src = first_usable (a, &v, places, np, len);
-    for (nuse = 0, c = src; c < np; c++)
-      if (place_usable (a, &v, &none, &places[c], len)) {
+    /* The source first: the others are compared with it or copied
+     * from it. */
+    nuse = 0;
+    if (src < np) {
+      use[nuse] = places[src];
+      ubuf[nuse++] = bufs[src];
+    }
+    for (c = 0; c < np; c++)
+      if (c != src && place_usable (a, &v, &none, &places[c], len)) {
         use[nuse] = places[c];
         ubuf[nuse++] = bufs[c];
       }
@@ -613,6 +705,8 @@ copies_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
   struct rebuild_reads r = { .off = off, .out = out };
   int ret = -1;
 
+  /* A write-mostly source must hold what the others hold. */
+  behind_drain (a);
   io_batch_init (&r.b);
   if (each_source (a, m, off, len, gone, add_source_read, &r))
     goto out;

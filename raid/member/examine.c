@@ -76,6 +76,7 @@ read_bitmap (struct member *m, const struct md_superblock *sb,
     goto out;
   info->bitmap_chunk_bytes = h.chunk_bytes;
   info->bitmap_events = h.events;
+  info->bitmap_write_behind = h.write_behind;
   info->bitmap_events_cleared = h.events_cleared;
   info->bitmap_chunks = md_bitmap_chunks (h.sync_size_sectors * 512,
                                           h.chunk_bytes);

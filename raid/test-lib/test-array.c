@@ -12,6 +12,17 @@ test_array (const char *dir, const char *name, const char *array_keys,
             const struct raid_create_options *co, struct raid_config *cfg,
             char *err, size_t errlen)
 {
+  return test_array_flagged (dir, name, array_keys, members, bytes, NULL, co,
+                             cfg, err, errlen);
+}
+
+struct raid_array *
+test_array_flagged (const char *dir, const char *name,
+                    const char *array_keys, unsigned members, uint64_t bytes,
+                    const char *last_flags,
+                    const struct raid_create_options *co,
+                    struct raid_config *cfg, char *err, size_t errlen)
+{
   static const struct raid_create_options defaults;
   char conf[512], path[512];
   struct raid_options ao = { 0 };
@@ -34,7 +45,9 @@ test_array (const char *dir, const char *name, const char *array_keys,
       fclose (fp);
       return NULL;
     }
-    fprintf (fp, "member = %s\n", path);
+    fprintf (fp, "member = %s%s%s\n", path,
+             last_flags && m + 1 == members ? " " : "",
+             last_flags && m + 1 == members ? last_flags : "");
   }
   fclose (fp);
   if (raid_config_load (conf, cfg, err, errlen) == -1)

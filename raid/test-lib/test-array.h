@@ -18,5 +18,14 @@ struct raid_array *test_array (const char *dir, const char *name,
                                const struct raid_create_options *co,
                                struct raid_config *cfg, char *err,
                                size_t errlen);
+/* The same, with last_flags ("write-mostly") on the last member's line
+ * (NULL: none). */
+struct raid_array *test_array_flagged (const char *dir, const char *name,
+                                       const char *array_keys,
+                                       unsigned members, uint64_t bytes,
+                                       const char *last_flags,
+                                       const struct raid_create_options *co,
+                                       struct raid_config *cfg, char *err,
+                                       size_t errlen);
 
 #endif

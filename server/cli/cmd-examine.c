@@ -99,7 +99,11 @@ print_text (const char *path, const struct raid_member_info *m)
             "\n   Bitmap Dirty : %" PRIu64 " of %" PRIu64 " chunks\n",
             m->bitmap_chunk_bytes / 1024, m->bitmap_events,
             m->bitmap_dirty, m->bitmap_chunks);
-  else if (m->has_bitmap)
+  /* mdadm -X's words. */
+  if (m->has_bitmap && !m->bitmap_why[0] && m->bitmap_write_behind)
+    printf ("     Write Mode : Allow write behind, max %u\n",
+            m->bitmap_write_behind);
+  if (m->has_bitmap && m->bitmap_why[0])
     printf ("        Bitmap : unreadable: %s\n", m->bitmap_why);
   printf ("\n");
 }
@@ -145,9 +149,10 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
   if (m->has_bitmap && !m->bitmap_why[0])
     printf (", \"bitmap\": {\"chunk_bytes\": %u, \"events\": %" PRIu64
             ", \"events_cleared\": %" PRIu64 ", \"chunks\": %" PRIu64
-            ", \"dirty\": %" PRIu64 "}", m->bitmap_chunk_bytes,
-            m->bitmap_events, m->bitmap_events_cleared, m->bitmap_chunks,
-            m->bitmap_dirty);
+            ", \"write_behind\": %u, \"dirty\": %" PRIu64 "}",
+            m->bitmap_chunk_bytes, m->bitmap_events,
+            m->bitmap_events_cleared, m->bitmap_chunks,
+            m->bitmap_write_behind, m->bitmap_dirty);
   if (m->has_owner) {
     printf (", \"owner\": {\"host\": ");
     json_string (stdout, m->owner_host);
