@@ -1,9 +1,10 @@
 # raid/admin: what the control plane asks of a running array: status,
-# fail, remove, add, replace, re-add, readonly; spares shared by nested arrays;
+# fail, remove, add, replace, re-add, readonly, grow; spares shared by nested arrays;
 # housekeeping.
 noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
+	%reldir%/grow.c \
 	%reldir%/maintenance.c \
 	%reldir%/readonly.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
