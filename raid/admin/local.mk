@@ -10,3 +10,8 @@ noinst_LTLIBRARIES += %reldir%/libadmin.la
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
 %canon_reldir%_libadmin_la_CPPFLAGS = $(ADMIN_INCLUDES)
 %canon_reldir%_libadmin_la_CFLAGS = $(ENGINE_CFLAGS)
+
+check_PROGRAMS += %reldir%/test-grow
+%canon_reldir%_test_grow_SOURCES = %reldir%/test-grow.c $(TEST_ARRAY)
+%canon_reldir%_test_grow_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_grow_LDADD = raid/libraid.la

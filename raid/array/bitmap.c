@@ -463,13 +463,14 @@ bitmap_resize (struct raid_array *a, uint64_t old_end, char *err,
 {
   struct raid_bitmap *b = &a->bitmap;
   uint64_t sync_bytes = geometry_sync_bytes (&a->geo);
-  uint64_t chunk = bitmap_resize_chunk (a, sync_bytes), chunks, disk, c, nc;
+  uint64_t chunk, chunks, disk, c, nc;
   uint8_t *image = NULL, *scratch = NULL, *nbits;
   uint16_t *pending = NULL;
   uint64_t *idle = NULL;
 
   if (!b->present)
     return 0;
+  chunk = bitmap_resize_chunk (a, sync_bytes);
   if (chunk == 0) {
     snprintf (err, errlen, "the bitmap cannot cover %" PRIu64 " bytes in "
               "the space before the data", sync_bytes);
