@@ -6,7 +6,8 @@
 # connection sees the new size, every old byte reads back, the new
 # space takes data, the members match md's layout for the new size
 # (md-model.py reads it from the superblocks), and mdadm --examine
-# shows the new Used Dev Size.  The RAID5's data starts 12K into its
+# shows the new Used Dev Size; a spare left small is named in the log
+# as too small to take a role.  The RAID5's data starts 12K into its
 # members (as an md array made with a small --data-offset may), so its
 # bitmap of 4K chunks has 4K of room: at the new size its chunk must
 # double (md_bitmap_resize).
@@ -28,6 +29,11 @@ grow_one () {
   write_config "$T/$name/a.conf" "$level" "$layout" "$chunk" \
     $(member_paths "$T/$name" "$n")
   [ -z "$small" ] || sed -i "/^\[array\]/a bitmap-chunk = 4K" "$T/$name/a.conf"
+  # The RAID1 has a spare that stays small: it can take no role after.
+  if [ "$level" = 1 ]; then
+    truncate -s 34M "$T/$name/s0.img"
+    echo "spare = $T/$name/s0.img" >> "$T/$name/a.conf"
+  fi
   "$NBDRAID" create --assume-clean "$T/$name/a.conf" 2>> "$T/create.log" ||
     die "$name: create failed: $(tail -1 "$T/create.log")"
   conf=$T/$name/a.conf
@@ -65,6 +71,8 @@ grow_one () {
   wait "$writer" || die "$name: the writer failed during the grow"
   wait_status 30 "j['synced'] and j['job']['kind'] == 'idle'"
   [ "$(last_work_bytes)" -gt 0 ] || die "$name: the new space was not resynced"
+  [ "$level" != 1 ] || grep -q "array test: spare $T/$name/s0.img is too small for it now" "$T/nbdkit.log" ||
+    die "$name: no warning about the spare left too small"
 
   new=$(export_size)
   [ "$new" = "$want" ] || die "$name: a new connection sees $new bytes, not $want"

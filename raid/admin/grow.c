@@ -158,22 +158,52 @@ new_member_bytes (struct raid_array *a, const char *size, uint64_t *out,
   return 0;
 }
 
-/* With writes held and the array quiesced: the geometry, the bitmap,
- * resync_front and the superblocks say the new size.  The bitmap goes
- * to disk first: a crash before the superblocks leaves the old size
- * with a bitmap whose sync_size is not the array's, not trusted (a full
- * resync if the array was dirty), never a new size whose new space the
- * bitmap does not mark.  A device a write fails on is failed as
- * anywhere else. */
+/* Write every superblock with what changed in them (events+1). */
+static int
+write_superblocks (struct raid_array *a, bool size, char *err,
+                   size_t errlen)
+{
+  unsigned i;
+  int r;
+
+  pthread_mutex_lock (&a->sb_lock);
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct raid_slot *s = array_slot (a, i);
+    if (size)
+      s->sb.size_sectors = a->geo.member_bytes / 512;
+    else if (s->io && s->io->size_bytes > s->data_offset_bytes)
+      s->sb.data_size_sectors = (s->io->size_bytes - s->data_offset_bytes)
+        / 512;
+  }
+  r = array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+  if (r == -1)
+    return refuse (err, errlen, "array %s failed while its superblocks "
+                   "were written", a->name);
+  return 0;
+}
+
+/* With writes held and the array quiesced: the superblocks, the
+ * geometry, the bitmap and resync_front say the new size, in an order
+ * a crash anywhere leaves usable:
+ * - each device's data size first, a change harmless at the old size,
+ *   so no device one event behind the others (a crash between two
+ *   superblock writes) says its data area is smaller than the array;
+ * - the bitmap next: a crash before the sizes leaves the old size with
+ *   a bitmap whose sync_size is not the array's, not trusted (a full
+ *   resync if the array was dirty), never a new size whose new space
+ *   the bitmap does not mark;
+ * - the size last, with resync_offset at the old end.
+ * A device a write fails on is failed as anywhere else. */
 static int
 apply (struct raid_array *a, const struct raid_geometry *g, char *err,
        size_t errlen)
 {
   uint64_t old_end = exact_sync_bytes (&a->geo), front;
   struct raid_geometry old = a->geo;
-  unsigned i;
-  int r;
 
+  if (write_superblocks (a, false, err, errlen) == -1)
+    return -1;
   a->geo = *g;
   if (bitmap_resize (a, old_end, err, errlen) == -1) {
     a->geo = old;
@@ -185,20 +215,24 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *err,
   if (__atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) > front)
     __atomic_store_n (&a->resync_front, front, __ATOMIC_RELEASE);
   bitmap_write (a);
-  pthread_mutex_lock (&a->sb_lock);
-  for (i = 0; i < a->geo.members + a->nspares; i++) {
-    struct raid_slot *s = array_slot (a, i);
-    s->sb.size_sectors = a->geo.member_bytes / 512;
-    if (s->io && s->io->size_bytes > s->data_offset_bytes)
-      s->sb.data_size_sectors = (s->io->size_bytes - s->data_offset_bytes)
-        / 512;
+  return write_superblocks (a, true, err, errlen);
+}
+
+/* A spare the array has outgrown can take no role now: say so. */
+static void
+warn_small_spares (struct raid_array *a)
+{
+  unsigned i;
+
+  for (i = 0; i < a->nspares; i++) {
+    const struct raid_slot *s = &a->spares[i];
+    if (s->io && slot_state (s) == SLOT_ACTIVE &&
+        s->io->size_bytes < s->data_offset_bytes + a->geo.member_bytes)
+      array_log (a, RAID_LOG_WARNING, "array %s: spare %s is too small "
+                 "for it now (%" PRIu64 " bytes, it needs %" PRIu64 "): "
+                 "it can take no role", a->name, s->path, s->io->size_bytes,
+                 s->data_offset_bytes + a->geo.member_bytes);
   }
-  r = array_write_superblocks_locked (a);
-  pthread_mutex_unlock (&a->sb_lock);
-  if (r == -1)
-    return refuse (err, errlen, "array %s failed while its superblocks "
-                   "were written", a->name);
-  return 0;
 }
 
 int
@@ -230,6 +264,7 @@ raid_admin_grow (struct raid_array *a, const char *size, char *done,
   array_release_writes (a);
   if (r == -1)
     return -1;
+  warn_small_spares (a);
   array_log (a, RAID_LOG_INFO, "array %s: grown from %" PRIu64 " to %"
              PRIu64 " bytes (%" PRIu64 " bytes of each member); the new "
              "space is resynced", a->name, old_bytes, a->geo.array_bytes,
