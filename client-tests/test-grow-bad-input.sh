@@ -3,7 +3,7 @@
 # nothing (the size served, the sizes the superblocks give): no --size, a size it cannot
 # parse, nothing grew, a size more than the smallest member allows
 # (naming it), a smaller size (shrinking), a job running, a degraded
-# array, a read-only one, RAID0, and NBD members whose exports grew
+# array, a read-only one, RAID0, RAID10 far, and NBD members whose exports grew
 # after the server connected (it grows once restarted).
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
@@ -79,6 +79,13 @@ new_array r0 0 - 64K 2 34M
 truncate -s 80M "$T/r0/d0.img" "$T/r0/d1.img"
 start_server "$conf"
 expect_refusal "RAID0" "nbdraid: array test is RAID0: md cannot change the size of a RAID0" \
+  grow "$conf" --size max
+stop_server
+
+new_array r10f 10 f2 64K 3 34M --assume-clean
+truncate -s 80M "$T/r10f/d0.img" "$T/r10f/d1.img" "$T/r10f/d2.img"
+start_server "$conf"
+expect_refusal "RAID10 far" "nbdraid: array test is RAID10 with a far layout: md cannot change its size" \
   grow "$conf" --size max
 stop_server
 

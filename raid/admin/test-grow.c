@@ -168,6 +168,8 @@ main (void)
   failed |= run_case (dir, "raid6", "level = 6\nchunk = 64K\n" NO_BITMAP, 5);
   failed |= run_case (dir, "raid10-n2", "level = 10\nchunk = 64K\n"
                       "bitmap-chunk = 64K\n", 4);
+  failed |= run_case (dir, "raid10-o2", "level = 10\nlayout = o2\n"
+                      "chunk = 32K\n", 3);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
