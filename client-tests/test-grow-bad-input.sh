@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # nbdraid grow refuses with one line and a non-zero exit, changing
-# nothing (the size served, the sizes the superblocks give): no --size, a size it cannot
-# parse, nothing grew, a size more than the smallest member allows
-# (naming it), a smaller size (shrinking), a job running, a degraded
-# array, a read-only one, RAID0, RAID10 far, and NBD members whose exports grew
-# after the server connected (it grows once restarted).
+# nothing (the size served, the sizes the superblocks give): no --size,
+# a size it cannot parse, nothing grew, a size more than the smallest
+# member allows (naming it), a smaller size (shrinking), a job running,
+# a degraded array, a read-only one, RAID0, RAID10 far, nested arrays,
+# and NBD members whose exports grew after the server connected (it
+# grows once restarted).
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdinfo
@@ -87,6 +88,31 @@ truncate -s 80M "$T/r10f/d0.img" "$T/r10f/d1.img" "$T/r10f/d2.img"
 start_server "$conf"
 expect_refusal "RAID10 far" "nbdraid: array test is RAID10 with a far layout: md cannot change its size" \
   grow "$conf" --size max
+stop_server
+
+# Nested arrays: RAID0 over two RAID1 groups, grown neither on top
+# (RAID0, and built of arrays) nor inside (the top sized its members).
+mkdir -p "$T/n"
+{
+  printf '[array]\nname = top\nsocket = %s\nlevel = 0\nchunk = 64K\n' "$T/n/top.sock"
+  printf '[members]\nmember = array:g0\nmember = array:g1\n'
+  for g in 0 1; do
+    printf '[array g%s]\nlevel = 1\n[members g%s]\n' "$g" "$g"
+    for i in 0 1; do
+      truncate -s 20M "$T/n/g$g-d$i.img"
+      echo "member = g$g-d$i.img"
+    done
+  done
+} > "$T/n/top.conf"
+"$NBDRAID" create --assume-clean "$T/n/top.conf" 2>> "$T/create.log" ||
+  die "nested create: $(tail -1 "$T/create.log")"
+conf=$T/n/top.conf members=""
+start_server "$conf"
+truncate -s 40M "$T"/n/g*-d*.img
+expect_refusal "nested, top" "nbdraid: array top is RAID0: md cannot change the size of a RAID0" \
+  grow "$conf" --size max
+expect_refusal "nested, inside" "nbdraid: array g0 is nested in array top: growing it is not supported" \
+  grow "$conf" --size max --array g0
 stop_server
 
 # NBD members: their size is the one the export had at connect.  After
