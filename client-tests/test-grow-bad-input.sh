@@ -3,9 +3,9 @@
 # nothing (the size served, the sizes the superblocks give): no --size,
 # a size it cannot parse, nothing grew, a size more than the smallest
 # member allows (naming it), a smaller size (shrinking), a job running,
-# a degraded array, a read-only one, RAID0, RAID10 far, nested arrays,
-# and NBD members whose exports grew after the server connected (it
-# grows once restarted).
+# a degraded or failed array, a read-only one, RAID0, RAID10 far,
+# nested arrays, and NBD members whose exports grew after the server
+# connected (it grows once restarted).
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdinfo
@@ -74,6 +74,8 @@ expect_refusal "a job running" "nbdraid: array test is busy with a check; grow i
 expect_refusal "degraded" \
   "nbdraid: array test is degraded (member 2 is not active): grow needs every member active" \
   grow "$conf" --size max
+"$NBDRAID" fail "$conf" 1 --force > /dev/null
+expect_refusal "failed" "nbdraid: array test has failed" grow "$conf" --size max
 stop_server
 
 new_array r0 0 - 64K 2 34M
