@@ -199,19 +199,18 @@ static int
 apply (struct raid_array *a, const struct raid_geometry *g, char *err,
        size_t errlen)
 {
-  uint64_t old_end = exact_sync_bytes (&a->geo), front;
+  /* The last unit of a mirror may have been partly past the end: it
+   * is resynced again, whole, and its bit (of its first byte) set. */
+  uint64_t front = exact_sync_bytes (&a->geo) / a->geo.unit_bytes;
   struct raid_geometry old = a->geo;
 
   if (write_superblocks (a, false, err, errlen) == -1)
     return -1;
   a->geo = *g;
-  if (bitmap_resize (a, old_end, err, errlen) == -1) {
+  if (bitmap_resize (a, front * a->geo.unit_bytes, err, errlen) == -1) {
     a->geo = old;
     return -1;
   }
-  /* The last unit of a mirror may have been partly past the end: it
-   * is resynced again, whole. */
-  front = old_end / a->geo.unit_bytes;
   if (__atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) > front)
     __atomic_store_n (&a->resync_front, front, __ATOMIC_RELEASE);
   bitmap_write (a);

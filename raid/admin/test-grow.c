@@ -22,6 +22,7 @@
 #define OLD_BYTES (4 * 1024 * 1024)
 #define NEW_BYTES (7 * 1024 * 1024)
 #define NO_BITMAP "bitmap = none\n"
+#define TAIL_BYTES (256 * 1024)
 
 static unsigned checks;
 
@@ -35,10 +36,12 @@ randomise (uint8_t *buf, uint64_t len, unsigned seed)
     buf[i] = (uint8_t) rand_r (&seed);
 }
 
-/* Make each member file NEW_BYTES long, with old bytes (not zeros) in
- * the new space of the first one. */
+/* Make each member file NEW_BYTES long, with old bytes (not zeros) at
+ * the start of the new space of the first one (a RAID1 whose end was
+ * not a whole 128K unit has them in its last old unit). */
 static int
-grow_files (const char *dir, const char *name, unsigned members)
+grow_files (const char *dir, const char *name, unsigned members,
+            uint64_t old_bytes)
 {
   char path[512];
   uint8_t junk[65536];
@@ -50,7 +53,7 @@ grow_files (const char *dir, const char *name, unsigned members)
     snprintf (path, sizeof path, "%s/%s-%u.img", dir, name, m);
     fd = open (path, O_WRONLY | O_CLOEXEC);
     r = fd == -1 || ftruncate (fd, NEW_BYTES) == -1 ||
-      (m == 0 && pwrite (fd, junk, sizeof junk, OLD_BYTES + 65536)
+      (m == 0 && pwrite (fd, junk, sizeof junk, (off_t) old_bytes)
        != (ssize_t) sizeof junk) ? -1 : 0;
     if (fd != -1)
       close (fd);
@@ -68,7 +71,7 @@ run_jobs (struct raid_array *a)
 
 static int
 run_case (const char *dir, const char *name, const char *array_keys,
-          unsigned members)
+          unsigned members, uint64_t old_bytes)
 {
   const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg;
@@ -79,7 +82,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
   struct raid_array *a;
   int r = 1;
 
-  a = test_array (dir, name, array_keys, members, OLD_BYTES, &clean, &cfg,
+  a = test_array (dir, name, array_keys, members, old_bytes, &clean, &cfg,
                   err, sizeof err);
   if (!a || !st) {
     fail ("%s: %s", name, a ? "out of memory" : err);
@@ -93,8 +96,11 @@ run_case (const char *dir, const char *name, const char *array_keys,
   back = malloc (NEW_BYTES * members);
   if (!data || !back)
     goto out;
-  randomise (data, old_size, members);
-  if (raid_write (a, data, old_size, 0, true) == -1) {
+  /* The last 256K left as created (zeros, no bit set): a grow must not
+   * count on a bit the old data's writes left there. */
+  randomise (data, old_size - TAIL_BYTES, members);
+  memset (data + old_size - TAIL_BYTES, 0, TAIL_BYTES);
+  if (raid_write (a, data, old_size - TAIL_BYTES, 0, true) == -1) {
     fail ("%s: write: %s", name, strerror (errno));
     goto out;
   }
@@ -102,7 +108,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
     fail ("%s: grow with nothing grown accepted", name);
     goto out;
   }
-  if (grow_files (dir, name, members) == -1 ||
+  if (grow_files (dir, name, members, old_bytes) == -1 ||
       raid_admin_grow (a, "max", done, sizeof done, err, sizeof err) == -1) {
     fail ("%s: grow: %s", name, err);
     goto out;
@@ -161,15 +167,20 @@ main (void)
     perror ("mkdtemp");
     return 1;
   }
-  failed |= run_case (dir, "raid1", "level = 1\n", 2);
-  failed |= run_case (dir, "raid1-nobitmap", "level = 1\n" NO_BITMAP, 3);
+  failed |= run_case (dir, "raid1", "level = 1\n", 2, OLD_BYTES);
+  /* The last 128K unit half past the old end, bitmap chunks of 64K. */
+  failed |= run_case (dir, "raid1-half-unit", "level = 1\n"
+                      "bitmap-chunk = 64K\n", 2, OLD_BYTES + 65536);
+  failed |= run_case (dir, "raid1-nobitmap", "level = 1\n" NO_BITMAP, 3,
+                      OLD_BYTES);
   failed |= run_case (dir, "raid5", "level = 5\nchunk = 16K\n"
-                      "bitmap-chunk = 64K\n", 4);
-  failed |= run_case (dir, "raid6", "level = 6\nchunk = 64K\n" NO_BITMAP, 5);
+                      "bitmap-chunk = 64K\n", 4, OLD_BYTES);
+  failed |= run_case (dir, "raid6", "level = 6\nchunk = 64K\n" NO_BITMAP, 5,
+                      OLD_BYTES);
   failed |= run_case (dir, "raid10-n2", "level = 10\nchunk = 64K\n"
-                      "bitmap-chunk = 64K\n", 4);
+                      "bitmap-chunk = 64K\n", 4, OLD_BYTES);
   failed |= run_case (dir, "raid10-o2", "level = 10\nlayout = o2\n"
-                      "chunk = 32K\n", 3);
+                      "chunk = 32K\n", 3, OLD_BYTES);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);

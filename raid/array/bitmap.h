@@ -65,8 +65,8 @@ int bitmap_write_header (struct raid_array *a, struct raid_slot *s,
  * already the new one: cover sync bytes up to geometry_sync_bytes, the
  * chunk doubled until the bits fit before every device's data (md's
  * md_bitmap_resize); an old bit set sets the new bit over it, and every
- * chunk reaching past old_end (the sync bytes in use before) is set, to
- * be resynced.  Memory only; bitmap_write puts it on disk.  0, or -1
+ * chunk reaching past old_end (where the resync of the new space
+ * starts) is set, to be resynced.  Memory only; bitmap_write puts it on disk.  0, or -1
  * with the reason in err (nothing changed). */
 int bitmap_resize (struct raid_array *a, uint64_t old_end, char *err,
                    size_t errlen);
