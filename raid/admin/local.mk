@@ -1,11 +1,17 @@
 # raid/admin: what the control plane asks of a running array: status,
-# fail, remove, add, replace, re-add, readonly; spares shared by nested arrays;
+# fail, remove, add, replace, re-add, readonly, grow; spares shared by nested arrays;
 # housekeeping.
 noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
+	%reldir%/grow.c \
 	%reldir%/maintenance.c \
 	%reldir%/readonly.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
 %canon_reldir%_libadmin_la_CPPFLAGS = $(ADMIN_INCLUDES)
 %canon_reldir%_libadmin_la_CFLAGS = $(ENGINE_CFLAGS)
+
+check_PROGRAMS += %reldir%/test-grow
+%canon_reldir%_test_grow_SOURCES = %reldir%/test-grow.c $(TEST_ARRAY)
+%canon_reldir%_test_grow_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_grow_LDADD = raid/libraid.la

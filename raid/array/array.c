@@ -371,7 +371,8 @@ raid_get_shape (const struct raid_array *a, struct raid_shape *shape)
 uint64_t
 raid_size (const struct raid_array *a)
 {
-  return a->geo.array_bytes;
+  /* nbdraid grow changes it while connections come. */
+  return __atomic_load_n (&a->geo.array_bytes, __ATOMIC_ACQUIRE);
 }
 
 bool

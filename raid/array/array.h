@@ -143,6 +143,8 @@ struct raid_array {
    * drain and the array is marked clean before readonly stops every
    * member write. */
   bool refuse_writes;
+  /* Client writes wait before they start (nbdraid grow: dirty.c). */
+  bool hold_writes;
   bool direct;
   unsigned reference;           /* the slot whose superblock was freshest */
   int failed;                   /* lost more members than it tolerates */
@@ -308,6 +310,10 @@ void array_mark_clean (struct raid_array *a);
 /* Read-only at run time (writes drained, marked clean), and back. */
 void array_make_readonly (struct raid_array *a);
 void array_make_writable (struct raid_array *a);
+/* Hold client writes back until those in flight have ended, and let
+ * them go again (nbdraid grow). */
+void array_hold_writes (struct raid_array *a);
+void array_release_writes (struct raid_array *a);
 /* The resync_offset the superblocks should carry now. */
 uint64_t array_resync_offset (const struct raid_array *a);
 

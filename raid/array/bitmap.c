@@ -472,3 +472,94 @@ bitmap_clear_all (struct raid_array *a)
 {
   clear_idle (a, true);
 }
+
+/* The fewest bytes before the data of any device that holds a bitmap:
+ * every one holds all of it. */
+static uint64_t
+bitmap_room (struct raid_array *a)
+{
+  uint64_t room = UINT64_MAX, r;
+  unsigned i;
+
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    const struct raid_slot *d = array_slot (a, i);
+    if (!d->io || !(d->sb.feature_map & MD_FEATURE_BITMAP))
+      continue;
+    r = d->data_offset_bytes - bitmap_start (d);
+    if (r < room)
+      room = r;
+  }
+  return room;
+}
+
+uint64_t
+bitmap_resize_chunk (struct raid_array *a, uint64_t sync_bytes)
+{
+  uint64_t chunk = a->bitmap.chunk_bytes, room = bitmap_room (a);
+
+  /* md-bitmap.c md_bitmap_resize(): chunkshift++ until it fits. */
+  while (md_bitmap_disk_bytes (md_bitmap_chunks (sync_bytes, chunk)) > room)
+    if ((chunk *= 2) > (1U << 31))
+      return 0;
+  return chunk;
+}
+
+int
+bitmap_resize (struct raid_array *a, uint64_t old_end, char *err,
+               size_t errlen)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  uint64_t sync_bytes = geometry_sync_bytes (&a->geo);
+  uint64_t chunk, chunks, disk, c, nc;
+  uint8_t *image = NULL, *scratch = NULL, *nbits;
+  uint16_t *pending = NULL;
+  uint64_t *idle = NULL;
+
+  if (!b->present)
+    return 0;
+  chunk = bitmap_resize_chunk (a, sync_bytes);
+  if (chunk == 0) {
+    snprintf (err, errlen, "the bitmap cannot cover %" PRIu64 " bytes in "
+              "the space before the data", sync_bytes);
+    return -1;
+  }
+  chunks = md_bitmap_chunks (sync_bytes, chunk);
+  disk = md_bitmap_disk_bytes (chunks);
+  if (posix_memalign ((void **) &image, 4096, disk) != 0 ||
+      posix_memalign ((void **) &scratch, 4096, disk) != 0 ||
+      !(pending = calloc (chunks, sizeof *pending)) ||
+      !(idle = calloc (chunks, sizeof *idle))) {
+    free (image);
+    free (scratch);
+    free (pending);
+    snprintf (err, errlen, "%s", strerror (ENOMEM));
+    return -1;
+  }
+  memset (image, 0, disk);
+  nbits = image + MD_BITMAP_HEADER_BYTES;
+  pthread_mutex_lock (&b->lock);
+  for (c = 0; c < b->chunks; c++)
+    if (test_bit (b, c)) {
+      nc = c * b->chunk_bytes / chunk;
+      nbits[nc / 8] |= (uint8_t) (1 << (nc % 8));
+    }
+  for (nc = old_end / chunk; nc < chunks; nc++)
+    nbits[nc / 8] |= (uint8_t) (1 << (nc % 8));
+  if (chunk != b->chunk_bytes)
+    array_log (a, RAID_LOG_INFO, "array %s: bitmap chunk %" PRIu64 " -> %"
+               PRIu64 " bytes: %" PRIu64 " bits must fit in the space "
+               "before the data", a->name, b->chunk_bytes, chunk, chunks);
+  free (b->image);
+  free (b->scratch);
+  free (b->pending);
+  free (b->idle_since_ms);
+  b->image = image;
+  b->scratch = scratch;
+  b->pending = pending;
+  b->idle_since_ms = idle;
+  b->chunk_bytes = chunk;
+  b->chunks = chunks;
+  b->disk_bytes = disk;
+  pthread_mutex_unlock (&b->lock);
+  return 0;
+}

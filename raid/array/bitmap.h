@@ -69,6 +69,18 @@ int bitmap_write (struct raid_array *a);
  * (kept with its superblock, so md never sees a bitmap older than it). */
 int bitmap_write_header (struct raid_array *a, struct raid_slot *s,
                          uint64_t events);
+/* nbdraid grow, with writes held and the array quiesced, the geometry
+ * already the new one: cover sync bytes up to geometry_sync_bytes, the
+ * chunk doubled until the bits fit before every device's data (md's
+ * md_bitmap_resize); an old bit set sets the new bit over it, and every
+ * chunk reaching past old_end (where the resync of the new space
+ * starts) is set, to be resynced.  Memory only; bitmap_write puts it on disk.  0, or -1
+ * with the reason in err (nothing changed). */
+int bitmap_resize (struct raid_array *a, uint64_t old_end, char *err,
+                   size_t errlen);
+/* The chunk size bitmap_resize would choose for sync_bytes, or 0 if
+ * no chunk small enough for md's 32-bit field fits. */
+uint64_t bitmap_resize_chunk (struct raid_array *a, uint64_t sync_bytes);
 /* Count of set bits. */
 uint64_t bitmap_count_dirty (struct raid_array *a);
 

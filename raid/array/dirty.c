@@ -36,10 +36,18 @@ array_resync_offset (const struct raid_array *a)
 int
 array_start_write (struct raid_array *a, uint64_t first, uint64_t last)
 {
-  /* Count ourselves before looking at refuse_writes or in_sync: making
-   * the array read-only and maintenance set them before they count
-   * writers, so one of us sees the other. */
+  const struct timespec ms = { 0, 1000000 };
+
+  /* Count ourselves before looking at refuse_writes, hold_writes or
+   * in_sync: making the array read-only, growing it and maintenance
+   * set them before they count writers, so one of us sees the other. */
   __atomic_add_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&a->hold_writes, __ATOMIC_SEQ_CST)) {
+    __atomic_sub_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n (&a->hold_writes, __ATOMIC_SEQ_CST))
+      nanosleep (&ms, NULL);
+    __atomic_add_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
+  }
   if (__atomic_load_n (&a->refuse_writes, __ATOMIC_SEQ_CST)) {
     __atomic_sub_fetch (&a->writes_in_flight, 1, __ATOMIC_SEQ_CST);
     errno = EROFS;
@@ -132,4 +140,23 @@ array_make_writable (struct raid_array *a)
 {
   __atomic_store_n (&a->readonly, false, __ATOMIC_SEQ_CST);
   __atomic_store_n (&a->refuse_writes, false, __ATOMIC_SEQ_CST);
+}
+
+/* Writes wait before they start (their bitmap regions not yet
+ * counted), and those in flight end; nbdraid grow then changes the
+ * bitmap's chunks under no writer's feet. */
+void
+array_hold_writes (struct raid_array *a)
+{
+  const struct timespec ms = { 0, 1000000 };
+
+  __atomic_store_n (&a->hold_writes, true, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&a->writes_in_flight, __ATOMIC_SEQ_CST))
+    nanosleep (&ms, NULL);
+}
+
+void
+array_release_writes (struct raid_array *a)
+{
+  __atomic_store_n (&a->hold_writes, false, __ATOMIC_SEQ_CST);
 }

@@ -21,9 +21,6 @@
 #include "create-undo.h"
 #include "superblock-io.h"
 
-/* A level without a chunk (RAID1): mdadm still rounds its size to
- * 64 KiB. */
-#define UNCHUNKED_ROUND_BYTES (64 * 1024)
 #define SECTOR 512ULL
 
 struct creation {

@@ -15,6 +15,9 @@
 /* RAID1 has no chunk in md; we split requests at this unit so reads
  * spread over the copies. */
 #define RAID1_UNIT_BYTES (128 * 1024)
+/* A level without a chunk (RAID1): mdadm still rounds the size each
+ * member gives to 64 KiB (at create and grow). */
+#define UNCHUNKED_ROUND_BYTES (64 * 1024)
 #define RAID_MIN_CHUNK_BYTES 4096
 #define RAID_MAX_CHUNK_BYTES (1024 * 1024 * 1024ULL)
 

@@ -458,6 +458,13 @@ int raid_admin_readd (struct raid_array *a, const char *member, char *err,
  * Not kept across a restart. */
 int raid_admin_readonly (struct raid_array *a, bool readonly, char *err,
                          size_t errlen);
+/* Use more of each member once all are bigger (mdadm --grow --size):
+ * size is "max" (the most the smallest member allows) or the bytes
+ * each member gives the array, rounded down to the chunk (RAID1: 64K).
+ * The new space is resynced in the background; new connections see
+ * the new size.  What was done goes into done. */
+int raid_admin_grow (struct raid_array *a, const char *size, char *done,
+                     size_t donelen, char *err, size_t errlen);
 /* Whether client writes are refused now (EROFS). */
 bool raid_readonly (const struct raid_array *a);
 /* The top array of nested ones: a new device joins the shared spares. */

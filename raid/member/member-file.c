@@ -242,6 +242,30 @@ file_is_hole (struct member *m, uint64_t len, uint64_t off)
   return end >= off + len;
 }
 
+/* The refresh_size op: fstat for a file, BLKGETSIZE64 for a block
+ * device, as at open.  The hole memo may hold an answer that ended at
+ * the old end: forget it. */
+static int
+file_refresh_size (struct member *m)
+{
+  struct file_member *f = priv (m);
+  uint64_t size;
+  struct stat st;
+
+  if (f->block_device) {
+    if (ioctl (f->fd, BLKGETSIZE64, &size) == -1)
+      return -1;
+  }
+  else {
+    if (fstat (f->fd, &st) == -1)
+      return -1;
+    size = (uint64_t) st.st_size;
+  }
+  __atomic_store_n (&m->size_bytes, size, __ATOMIC_RELEASE);
+  hole_memo_forget (&f->known);
+  return 0;
+}
+
 /* The close op: close the descriptor and free the member. */
 static void
 file_close (struct member *m)
@@ -262,6 +286,7 @@ static const struct member_ops file_ops = {
   .flush = file_flush,
   .zero = file_zero,
   .is_hole = file_is_hole,
+  .refresh_size = file_refresh_size,
   .close = file_close,
 };
 

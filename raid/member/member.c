@@ -3,6 +3,7 @@
  * which opens them through the open options. */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,21 @@ member_close (struct member *m)
 {
   if (m)
     m->ops->close (m);
+}
+
+int
+member_refresh_size (struct member *m, bool *fixed, char *err,
+                     size_t errlen)
+{
+  *fixed = !m->ops->refresh_size;
+  if (*fixed)
+    return 0;
+  if (m->ops->refresh_size (m) == -1) {
+    snprintf (err, errlen, "%s: reading its size: %s", m->name,
+              strerror (errno));
+    return -1;
+  }
+  return 0;
 }
 
 bool

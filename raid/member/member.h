@@ -25,6 +25,10 @@ struct member_ops {
   /* 1 if the range is known to read as zeros without reading it
    * (a hole), 0 if it may hold data, -1 on error. */
   int (*is_hole) (struct member *m, uint64_t len, uint64_t off);
+  /* Read the size again into size_bytes (a file or block device that
+   * grew); NULL where the size is fixed at open (an NBD export's is
+   * what the handshake said).  0, or -1 with errno set. */
+  int (*refresh_size) (struct member *m);
   void (*close) (struct member *m);
 };
 
@@ -83,6 +87,12 @@ struct member *member_open (const char *spec,
                             const struct member_open_options *opts,
                             char *err, size_t errlen);
 void member_close (struct member *m);
+
+/* Read m's size again (nbdraid grow): 0, or -1 with the reason, naming
+ * m, in err.  *fixed says the backend cannot (an NBD export's size is
+ * the one it had at connect), and size_bytes stays as it was. */
+int member_refresh_size (struct member *m, bool *fixed, char *err,
+                         size_t errlen);
 
 /* Is path (by any name: a symlink, /dev/disk/by-id/...) the file or
  * device m is? */

@@ -28,6 +28,7 @@ static const struct {
   { "add", cmd_admin, NULL },
   { "re-add", cmd_admin, NULL },
   { "replace", cmd_admin, NULL },
+  { "grow", cmd_admin, NULL },
   { "check", cmd_admin, NULL },
   { "repair", cmd_admin, NULL },
   { "idle", cmd_admin, NULL },

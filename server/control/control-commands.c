@@ -655,6 +655,19 @@ control_command (struct control *c, struct raid_array *a,
     answer (fp, r, err, done);
     control_kick (c);
   }
+  else if (strcmp (w[0], "grow") == 0 && n == 3 &&
+           strcmp (w[1], "--size") == 0) {
+    /* The array above sizes its members when it opens them. */
+    if (t.a != a) {
+      snprintf (err, sizeof err, "array %s is nested in array %s: growing "
+                "it is not supported", raid_name (t.a), raid_name (a));
+      r = -1;
+    }
+    else
+      r = raid_admin_grow (t.a, w[2], done, sizeof done, err, sizeof err);
+    answer (fp, r, err, done);
+    control_kick (c);           /* the resync of the new space */
+  }
   else if ((strcmp (w[0], "readonly") == 0 ||
             strcmp (w[0], "readwrite") == 0) && n == 1) {
     bool ro = w[0][4] == 'o';
@@ -699,7 +712,7 @@ control_command (struct control *c, struct raid_array *a,
   }
   else
     fprintf (fp, "ERR unknown command '%s' or wrong arguments (status, "
-             "detail, fail, remove, add, re-add, replace, check, repair, "
+             "detail, fail, remove, add, re-add, replace, grow, check, repair, "
              "idle, speed-limit, readonly, readwrite, monitor, wait, stop, "
              "reload; "
              "--array NAME for a nested array)\n", w[0]);
