@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +16,6 @@
 #include "config-file.h"
 #include "superblock-io.h"
 #include "uri-same.h"
-
-static int
-refuse (char *err, size_t errlen, const char *fmt, ...)
-  __attribute__ ((format (printf, 3, 4)));
-
-/* Write the reason a verb refuses into err; returns -1. */
-static int
-refuse (char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (err, errlen, fmt, ap);
-  va_end (ap);
-  return -1;
-}
 
 const char *
 raid_device_state_name (enum raid_device_state state)
@@ -213,9 +196,11 @@ find_device (struct raid_array *a, const char *member)
 static int
 no_such (struct raid_array *a, const char *member, char *err, size_t errlen)
 {
-  return refuse (err, errlen, "array %s has no member %s (give a role "
-                 "number from 0 to %u or a device's path as in nbdraid "
-                 "status)", a->name, member, a->geo.members - 1);
+  return array_refuse (err, errlen,
+                       "array %s has no member %s (give a role "
+                       "number from 0 to %u or a device's path as in nbdraid "
+                       "status)",
+                       a->name, member, a->geo.members - 1);
 }
 
 /* Fail a device in use (mdadm --fail); unless forced, not one whose
@@ -231,18 +216,20 @@ raid_admin_fail (struct raid_array *a, const char *member, bool force,
   if (i < 0)
     return no_such (a, member, err, errlen);
   if (a->readonly)
-    return refuse (err, errlen, "array %s is read-only", a->name);
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
   st = slot_state (array_slot (a, (unsigned) i));
   if (st != SLOT_ACTIVE && st != SLOT_RECOVERING)
-    return refuse (err, errlen, "%s is not in use (already %s)", member,
-                   st == SLOT_FAULTY ? "faulty" : "missing");
+    return array_refuse (err, errlen, "%s is not in use (already %s)", member,
+                         st == SLOT_FAULTY ? "faulty" : "missing");
   if (i < (int) a->geo.members) {
     array_unavailable (a, &gone);
     member_set_add (&gone, (unsigned) i);
     if (!array_alive_without (a, &gone) && !force)
-      return refuse (err, errlen, "failing member %d (%s) would leave "
-                     "array %s without some of its data; add --force to "
-                     "fail it anyway", i, a->slots[i].path, a->name);
+      return array_refuse (err, errlen,
+                           "failing member %d (%s) would leave "
+                           "array %s without some of its data; add --force to "
+                           "fail it anyway",
+                           i, a->slots[i].path, a->name);
   }
   array_fail_member (a, (unsigned) i, "failed by the admin");
   return 0;
@@ -265,13 +252,15 @@ raid_admin_remove (struct raid_array *a, const char *member, char *removed,
   st = slot_state (s);
   if (i < (int) a->geo.members && (st == SLOT_ACTIVE ||
                                    st == SLOT_RECOVERING))
-    return refuse (err, errlen, "member %d (%s) is in use: fail it first",
-                   i, s->path);
+    return array_refuse (err, errlen, "member %d (%s) is in use: fail it first",
+                         i, s->path);
   if (i >= (int) a->geo.members && st == SLOT_RECOVERING)
-    return refuse (err, errlen, "%s is being rebuilt as a replacement; "
-                   "fail it first", s->path);
+    return array_refuse (err, errlen,
+                         "%s is being rebuilt as a replacement; "
+                         "fail it first",
+                         s->path);
   if (i < (int) a->geo.members && !s->io)
-    return refuse (err, errlen, "member %d has no device to remove", i);
+    return array_refuse (err, errlen, "member %d has no device to remove", i);
   snprintf (removed, removedlen, "%s", s->path);
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
@@ -334,11 +323,12 @@ raid_admin_add (struct raid_array *a, const char *path, char *err,
   char why[256];
 
   if (a->readonly)
-    return refuse (err, errlen, "array %s is read-only", a->name);
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
   if (find_device (a, path) >= 0)
-    return refuse (err, errlen, "%s is already in array %s", path, a->name);
+    return array_refuse (err, errlen, "%s is already in array %s", path,
+                         a->name);
   if (a->nspares == RAID_MAX_MEMBERS)
-    return refuse (err, errlen, "array %s has too many spares", a->name);
+    return array_refuse (err, errlen, "array %s has too many spares", a->name);
   mo.direct = a->direct;
   m = member_open (path, &mo, err, errlen);
   if (!m)
@@ -350,29 +340,33 @@ raid_admin_add (struct raid_array *a, const char *path, char *err,
   need = ref->data_offset_sectors * 512 + a->geo.member_bytes;
   sb = malloc (sizeof *sb);
   if (!sb) {
-    refuse (err, errlen, "%s", strerror (ENOMEM));
+    array_refuse (err, errlen, "%s", strerror (ENOMEM));
     goto out;
   }
   if (member_find_duplicate (all, n, &x, &y)) {
-    refuse (err, errlen, "%s is already in array %s (as %s)", path, a->name,
-            array_slot (a, x)->path);
+    array_refuse (err, errlen, "%s is already in array %s (as %s)", path,
+                  a->name, array_slot (a, x)->path);
     goto out;
   }
   if (m->size_bytes < need) {
-    refuse (err, errlen, "%s is too small: %" PRIu64 " bytes, array %s needs "
-            "%" PRIu64, path, m->size_bytes, a->name, need);
+    array_refuse (err, errlen,
+                  "%s is too small: %" PRIu64 " bytes, array %s needs "
+                  "%" PRIu64,
+                  path, m->size_bytes, a->name, need);
     goto out;
   }
   if (md_sb_read (m, sb, &none, why, sizeof why) == 0 || !none) {
-    refuse (err, errlen, "%s already holds an md superblock (array '%s'); "
-            "wipe it before adding it", path, sb->set_name);
+    array_refuse (err, errlen,
+                  "%s already holds an md superblock (array '%s'); "
+                  "wipe it before adding it",
+                  path, sb->set_name);
     goto out;
   }
   pthread_mutex_lock (&a->sb_lock);
   dev = free_dev_number (a, ref);
   if (dev < 0) {
     pthread_mutex_unlock (&a->sb_lock);
-    refuse (err, errlen, "array %s has no free device number", a->name);
+    array_refuse (err, errlen, "array %s has no free device number", a->name);
     goto out;
   }
   *sb = *ref;
@@ -417,15 +411,20 @@ raid_admin_replace (struct raid_array *a, const char *member,
 
   if (i < 0 || i >= (int) a->geo.members)
     return i < 0 ? no_such (a, member, err, errlen)
-      : refuse (err, errlen, "%s is a spare, not a member", member);
+                 : array_refuse (err, errlen, "%s is a spare, not a member",
+                                 member);
   if (a->readonly)
-    return refuse (err, errlen, "array %s is read-only", a->name);
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
   if (slot_state (&a->slots[i]) != SLOT_ACTIVE)
-    return refuse (err, errlen, "member %d (%s) is not active; a spare "
-                   "rebuilds it by itself", i, a->slots[i].path);
+    return array_refuse (err, errlen,
+                         "member %d (%s) is not active; a spare "
+                         "rebuilds it by itself",
+                         i, a->slots[i].path);
   if (a->job.kind != RAID_JOB_NONE)
-    return refuse (err, errlen, "array %s is busy with a %s; replace it "
-                   "later", a->name, raid_job_name (a->job.kind));
+    return array_refuse (err, errlen,
+                         "array %s is busy with a %s; replace it "
+                         "later",
+                         a->name, raid_job_name (a->job.kind));
   if (with) {
     if (raid_admin_add (a, with, err, errlen) == -1)
       return -1;
@@ -436,8 +435,10 @@ raid_admin_replace (struct raid_array *a, const char *member,
       if (slot_state (&a->spares[j]) == SLOT_ACTIVE)
         spare = (int) j;
   if (spare < 0)
-    return refuse (err, errlen, "array %s has no spare to replace member %d "
-                   "with: give one with --with PATH", a->name, i);
+    return array_refuse (err, errlen,
+                         "array %s has no spare to replace member %d "
+                         "with: give one with --with PATH",
+                         a->name, i);
   array_start_replace (a, (unsigned) i, (unsigned) spare);
   return 0;
 }
@@ -471,17 +472,19 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
     return no_such (a, member, err, errlen);
   snprintf (path, sizeof path, "%s", found);    /* its slot may go */
   if (a->readonly)
-    return refuse (err, errlen, "array %s is read-only", a->name);
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
   if (slot_state (array_slot (a, (unsigned) i)) == SLOT_ACTIVE ||
       slot_state (array_slot (a, (unsigned) i)) == SLOT_RECOVERING)
-    return refuse (err, errlen, "%s is in use already", path);
+    return array_refuse (err, errlen, "%s is in use already", path);
   sb = malloc (sizeof *sb);
   m = sb ? member_open (path, &a->member_opts, err, errlen) : NULL;
   if (!m)
     goto out;
   if (md_sb_read (m, sb, &none, why, sizeof why) == -1) {
-    refuse (err, errlen, "%s has no usable superblock (%s); add it as a new "
-            "spare instead", path, why);
+    array_refuse (err, errlen,
+                  "%s has no usable superblock (%s); add it as a new "
+                  "spare instead",
+                  path, why);
     goto out;
   }
   r = md_sb_role (sb);
@@ -489,24 +492,29 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
     char theirs[36], ours[36];
     md_uuid_format (sb->set_uuid, theirs);
     md_uuid_format (ref->sb.set_uuid, ours);
-    refuse (err, errlen, "%s belongs to another array (%s, '%s'), not to "
-            "array %s (%s)", path, theirs, sb->set_name, a->name, ours);
+    array_refuse (err, errlen,
+                  "%s belongs to another array (%s, '%s'), not to "
+                  "array %s (%s)",
+                  path, theirs, sb->set_name, a->name, ours);
     goto out;
   }
   if (r >= a->geo.members) {
-    refuse (err, errlen, "%s held no role in array %s (role 0x%x): add it "
-            "as a spare instead", path, a->name, r);
+    array_refuse (err, errlen,
+                  "%s held no role in array %s (role 0x%x): add it "
+                  "as a spare instead",
+                  path, a->name, r);
     goto out;
   }
   slot = &a->slots[r];
   if (sb->data_offset_sectors * 512 + a->geo.member_bytes > m->size_bytes) {
-    refuse (err, errlen, "%s is too small for array %s now: %" PRIu64
-            " bytes", path, a->name, m->size_bytes);
+    array_refuse (err, errlen,
+                  "%s is too small for array %s now: %" PRIu64 " bytes", path,
+                  a->name, m->size_bytes);
     goto out;
   }
   if (slot_state (slot) == SLOT_ACTIVE || slot_state (slot) == SLOT_RECOVERING) {
-    refuse (err, errlen, "role %u of array %s is held by %s already", r,
-            a->name, slot->path);
+    array_refuse (err, errlen, "role %u of array %s is held by %s already", r,
+                  a->name, slot->path);
     goto out;
   }
   /* md: with a bitmap cleared no later than the device dropped out,

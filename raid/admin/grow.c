@@ -10,27 +10,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "array.h"
-
-static int
-refuse (char *err, size_t errlen, const char *fmt, ...)
-  __attribute__ ((format (printf, 3, 4)));
-
-/* Write the reason grow refuses into err; returns -1. */
-static int
-refuse (char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (err, errlen, fmt, ap);
-  va_end (ap);
-  return -1;
-}
 
 /* What the array must be for a grow: writable, whole, idle, and of a
  * level and layout md can resize. */
@@ -40,31 +23,41 @@ check_array (struct raid_array *a, char *err, size_t errlen)
   unsigned m;
 
   if (a->readonly)
-    return refuse (err, errlen, "array %s is read-only", a->name);
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
   if (array_check_alive (a) == -1)
-    return refuse (err, errlen, "array %s has failed", a->name);
+    return array_refuse (err, errlen, "array %s has failed", a->name);
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
-      return refuse (err, errlen, "array %s is degraded (member %u is %s): "
-                     "grow needs every member active", a->name, m,
-                     slot_state (&a->slots[m]) == SLOT_RECOVERING
-                     ? "recovering" : "not active");
+      return array_refuse (err, errlen,
+                           "array %s is degraded (member %u is %s): "
+                           "grow needs every member active",
+                           a->name, m,
+                           slot_state (&a->slots[m]) == SLOT_RECOVERING
+                               ? "recovering"
+                               : "not active");
   if (a->job.kind != RAID_JOB_NONE)
-    return refuse (err, errlen, "array %s is busy with a %s; grow it later",
-                   a->name, raid_job_name (a->job.kind));
+    return array_refuse (err, errlen,
+                         "array %s is busy with a %s; grow it later", a->name,
+                         raid_job_name (a->job.kind));
   if (a->resync_front < a->ops->sync_units (a))
-    return refuse (err, errlen, "array %s has a resync to finish first",
-                   a->name);
+    return array_refuse (err, errlen, "array %s has a resync to finish first",
+                         a->name);
   /* md: raid0 has no resize; raid10_resize refuses far layouts. */
   if (a->geo.lvl->zoned)
-    return refuse (err, errlen, "array %s is RAID0: md cannot change the "
-                   "size of a RAID0", a->name);
+    return array_refuse (err, errlen,
+                         "array %s is RAID0: md cannot change the "
+                         "size of a RAID0",
+                         a->name);
   if (a->geo.far > 1 && !a->geo.far_offset)
-    return refuse (err, errlen, "array %s is RAID10 with a far layout: md "
-                   "cannot change its size", a->name);
+    return array_refuse (err, errlen,
+                         "array %s is RAID10 with a far layout: md "
+                         "cannot change its size",
+                         a->name);
   if (a->nchildren)
-    return refuse (err, errlen, "array %s is built of nested arrays: "
-                   "growing it is not supported", a->name);
+    return array_refuse (err, errlen,
+                         "array %s is built of nested arrays: "
+                         "growing it is not supported",
+                         a->name);
   return 0;
 }
 
@@ -93,9 +86,10 @@ reread_sizes (struct raid_array *a, uint64_t *avail, unsigned *least,
       continue;
     /* md v1.0 keeps its superblock at the end: it would have to move. */
     if (s->sb.super_offset_sectors * 512 > s->data_offset_bytes)
-      return refuse (err, errlen, "member %u (%s) has its superblock at "
-                     "its end (md v1.0): growing it is not supported", i,
-                     s->path);
+      return array_refuse (err, errlen,
+                           "member %u (%s) has its superblock at "
+                           "its end (md v1.0): growing it is not supported",
+                           i, s->path);
     size = __atomic_load_n (&s->io->size_bytes, __ATOMIC_ACQUIRE);
     size = size > s->data_offset_bytes ? size - s->data_offset_bytes : 0;
     if (size < *avail) {
@@ -126,34 +120,45 @@ new_member_bytes (struct raid_array *a, const char *size, uint64_t *out,
   bool max = strcmp (size, "max") == 0, nbd;
 
   if (!max && raid_parse_size (size, &want) == -1)
-    return refuse (err, errlen, "'%s' is not a size (give max, or the bytes "
-                   "each member gives the array, with an optional K, M, G "
-                   "or T)", size);
+    return array_refuse (
+        err, errlen,
+        "'%s' is not a size (give max, or the bytes "
+        "each member gives the array, with an optional K, M, G "
+        "or T)",
+        size);
   if (reread_sizes (a, &avail, &least, &nbd, err, errlen) == -1)
     return -1;
   if (avail < a->geo.member_bytes)
-    return refuse (err, errlen, "member %u (%s) is smaller than array %s "
-                   "uses (%" PRIu64 " bytes of data area, %" PRIu64 " in "
-                   "use): it shrank", least, a->slots[least].path, a->name,
-                   avail, a->geo.member_bytes);
+    return array_refuse (err, errlen,
+                         "member %u (%s) is smaller than array %s "
+                         "uses (%" PRIu64 " bytes of data area, %" PRIu64 " in "
+                         "use): it shrank",
+                         least, a->slots[least].path, a->name, avail,
+                         a->geo.member_bytes);
   if (max)
     want = avail;
   else if (want > avail)
-    return refuse (err, errlen, "size %s is more than member %u (%s) "
-                   "allows: %" PRIu64 " bytes after its data offset", size,
-                   least, a->slots[least].path, avail);
+    return array_refuse (err, errlen,
+                         "size %s is more than member %u (%s) "
+                         "allows: %" PRIu64 " bytes after its data offset",
+                         size, least, a->slots[least].path, avail);
   want = want / round * round;
   if (want < a->geo.member_bytes)
-    return refuse (err, errlen, "shrinking is not supported (array %s uses "
-                   "%" PRIu64 " bytes of each member; %s gives %" PRIu64 ")",
-                   a->name, a->geo.member_bytes, size, want);
+    return array_refuse (err, errlen,
+                         "shrinking is not supported (array %s uses "
+                         "%" PRIu64 " bytes of each member; %s gives %" PRIu64
+                         ")",
+                         a->name, a->geo.member_bytes, size, want);
   if (want == a->geo.member_bytes)
-    return refuse (err, errlen, "array %s already uses %" PRIu64 " bytes "
-                   "of each member, all that member %u (%s) allows%s",
-                   a->name, a->geo.member_bytes, least, a->slots[least].path,
-                   nbd ? " (an NBD member's size is the one its export had "
-                   "when the server connected: restart the server to see "
-                   "an export that grew)" : "");
+    return array_refuse (
+        err, errlen,
+        "array %s already uses %" PRIu64 " bytes "
+        "of each member, all that member %u (%s) allows%s",
+        a->name, a->geo.member_bytes, least, a->slots[least].path,
+        nbd ? " (an NBD member's size is the one its export had "
+              "when the server connected: restart the server to see "
+              "an export that grew)"
+            : "");
   *out = want;
   return 0;
 }
@@ -178,8 +183,10 @@ write_superblocks (struct raid_array *a, bool size, char *err,
   r = array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
   if (r == -1)
-    return refuse (err, errlen, "array %s failed while its superblocks "
-                   "were written", a->name);
+    return array_refuse (err, errlen,
+                         "array %s failed while its superblocks "
+                         "were written",
+                         a->name);
   return 0;
 }
 
@@ -253,9 +260,10 @@ raid_admin_grow (struct raid_array *a, const char *size, char *done,
     return -1;
   if (a->bitmap.present &&
       bitmap_resize_chunk (a, geometry_sync_bytes (&g)) == 0)
-    return refuse (err, errlen, "array %s: the bitmap cannot cover %" PRIu64
-                   " bytes per member in the space before the data",
-                   a->name, member_bytes);
+    return array_refuse (err, errlen,
+                         "array %s: the bitmap cannot cover %" PRIu64
+                         " bytes per member in the space before the data",
+                         a->name, member_bytes);
   array_hold_writes (a);
   array_quiesce (a);
   r = apply (a, &g, err, errlen);

@@ -13,6 +13,17 @@
 #include "clock.h"
 
 /* Log a message (printf-style) through the log callback, if any. */
+int
+array_refuse (char *err, size_t errlen, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (err, errlen, fmt, ap);
+  va_end (ap);
+  return -1;
+}
+
 void
 array_log (const struct raid_array *a, enum raid_log_level level,
            const char *fmt, ...)

@@ -279,6 +279,11 @@ void job_buffers_free (struct job_buffers *b);
 void array_quiesce (struct raid_array *a);
 void array_unquiesce (struct raid_array *a);
 
+/* Write why a verb refuses into err; returns -1, so that a verb may
+ * end with return array_refuse (...). */
+int array_refuse (char *err, size_t errlen, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
 void array_log (const struct raid_array *a, enum raid_log_level level,
                 const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,22 +255,6 @@ raid_job_step (struct raid_array *a, uint64_t budget)
   return more;
 }
 
-static int
-refuse (char *err, size_t errlen, const char *fmt, ...)
-  __attribute__ ((format (printf, 3, 4)));
-
-/* Write the reason a job verb refuses into err; returns -1. */
-static int
-refuse (char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (err, errlen, fmt, ap);
-  va_end (ap);
-  return -1;
-}
-
 int
 raid_job_check (struct raid_array *a, bool repair, uint64_t from,
                 char *err, size_t errlen)
@@ -282,20 +265,25 @@ raid_job_check (struct raid_array *a, bool repair, uint64_t from,
   /* A read-only array runs no background work: a check accepted there
    * would never move. */
   if (a->readonly)
-    r = refuse (err, errlen, "array %s is read-only: no %s", a->name,
-                repair ? "repair" : "check");
+    r = array_refuse (err, errlen, "array %s is read-only: no %s", a->name,
+                      repair ? "repair" : "check");
   else if (a->job.kind != RAID_JOB_NONE)
-    r = refuse (err, errlen, "array %s is busy with a %s (%" PRIu64 "%%); "
-                "wait for it%s", a->name, raid_job_name (a->job.kind),
-                a->job.end ? a->job.pos * 100 / a->job.end : 0,
-                a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR
-                ? " or stop it with idle" : "");
+    r = array_refuse (err, errlen,
+                      "array %s is busy with a %s (%" PRIu64 "%%); "
+                      "wait for it%s",
+                      a->name, raid_job_name (a->job.kind),
+                      a->job.end ? a->job.pos * 100 / a->job.end : 0,
+                      a->job.kind == RAID_JOB_CHECK
+                              || a->job.kind == RAID_JOB_REPAIR
+                          ? " or stop it with idle"
+                          : "");
   else if (a->geo.tolerates == 0)
-    r = refuse (err, errlen, "array %s is RAID%d: no redundancy to %s",
-                a->name, a->geo.level, repair ? "repair" : "check");
+    r = array_refuse (err, errlen, "array %s is RAID%d: no redundancy to %s",
+                      a->name, a->geo.level, repair ? "repair" : "check");
   else if (degraded (a) && (repair || !can_check_degraded (a)))
-    r = refuse (err, errlen, "array %s is degraded: %s needs every member",
-                a->name, repair ? "repair" : "check");
+    r = array_refuse (err, errlen,
+                      "array %s is degraded: %s needs every member", a->name,
+                      repair ? "repair" : "check");
   else {
     a->job = (struct raid_job) {
       .kind = repair ? RAID_JOB_REPAIR : RAID_JOB_CHECK,
@@ -331,9 +319,10 @@ raid_job_idle (struct raid_array *a, char *err, size_t errlen)
     a->job.kind = RAID_JOB_NONE;
   }
   else if (a->job.kind != RAID_JOB_NONE)
-    r = refuse (err, errlen, "array %s: a %s cannot be stopped (the array "
-                "needs it); slow it down with speed-limit", a->name,
-                raid_job_name (a->job.kind));
+    r = array_refuse (err, errlen,
+                      "array %s: a %s cannot be stopped (the array "
+                      "needs it); slow it down with speed-limit",
+                      a->name, raid_job_name (a->job.kind));
   pthread_mutex_unlock (&a->sb_lock);
   return r;
 }

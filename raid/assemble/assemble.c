@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +36,6 @@ pool_threads (unsigned members)
 {
   unsigned n = 16 * (members - 1);
   return n < 4 ? 4 : n > 64 ? 64 : n;
-}
-
-/* Write the reason assembly is refused into err; returns -1. */
-static int
-refuse (char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (err, errlen, fmt, ap);
-  va_end (ap);
-  return -1;
 }
 
 /* Nested arrays: what resolving an "array:NAME" member needs. */
@@ -186,8 +173,9 @@ check_distinct (const struct candidate *c, unsigned n, char *err,
   for (i = 0; i < n; i++)
     m[i] = c[i].s.io;
   if (member_find_duplicate (m, n, &x, &y))
-    return refuse (err, errlen, "%s and %s are the same %s", c[x].spec->path,
-                   c[y].spec->path, m[x]->identity[0] ? "file" : "device");
+    return array_refuse (err, errlen, "%s and %s are the same %s",
+                         c[x].spec->path, c[y].spec->path,
+                         m[x]->identity[0] ? "file" : "device");
   return 0;
 }
 
@@ -200,22 +188,29 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
   char c[32], s[32];
 
   if (sb->level != cfg->level)
-    return refuse (err, errlen, "%s:%d: level is %d but the superblocks "
-                   "say RAID%d", cfg->file, cfg->level_line, cfg->level,
-                   sb->level);
+    return array_refuse (err, errlen,
+                         "%s:%d: level is %d but the superblocks "
+                         "say RAID%d",
+                         cfg->file, cfg->level_line, cfg->level, sb->level);
   if (sb->raid_disks != cfg->nmembers)
-    return refuse (err, errlen, "%s: lists %u members but the superblocks "
-                   "say the array has %u", cfg->file, cfg->nmembers,
-                   sb->raid_disks);
+    return array_refuse (err, errlen,
+                         "%s: lists %u members but the superblocks "
+                         "say the array has %u",
+                         cfg->file, cfg->nmembers, sb->raid_disks);
   if (l->layouts && sb->layout != cfg->layout)
-    return refuse (err, errlen, "%s:%d: layout is %s but the superblocks "
-                   "say %s", cfg->file, cfg->layout_line,
-                   raid_layout_name (cfg->level, cfg->layout, c, sizeof c),
-                   raid_layout_name (sb->level, sb->layout, s, sizeof s));
+    return array_refuse (
+        err, errlen,
+        "%s:%d: layout is %s but the superblocks "
+        "say %s",
+        cfg->file, cfg->layout_line,
+        raid_layout_name (cfg->level, cfg->layout, c, sizeof c),
+        raid_layout_name (sb->level, sb->layout, s, sizeof s));
   if (l->has_chunk && (uint64_t) sb->chunk_sectors * 512 != cfg->chunk_bytes)
-    return refuse (err, errlen, "%s:%d: chunk is %" PRIu64 "K but the "
-                   "superblocks say %uK", cfg->file, cfg->chunk_line,
-                   cfg->chunk_bytes / 1024, sb->chunk_sectors / 2);
+    return array_refuse (err, errlen,
+                         "%s:%d: chunk is %" PRIu64 "K but the "
+                         "superblocks say %uK",
+                         cfg->file, cfg->chunk_line, cfg->chunk_bytes / 1024,
+                         sb->chunk_sectors / 2);
   return 0;
 }
 
@@ -239,8 +234,9 @@ claim_role (struct raid_array *a, struct candidate *c, unsigned r,
   struct candidate *h = holder[r];
 
   if (h && h->s.sb.events == c->s.sb.events)
-    return refuse (err, errlen, "%s and %s both claim role %u of array %s",
-                   h->spec->path, c->spec->path, r, a->name);
+    return array_refuse (err, errlen,
+                         "%s and %s both claim role %u of array %s",
+                         h->spec->path, c->spec->path, r, a->name);
   if (h && h->s.sb.events > c->s.sb.events)
     return 0;                   /* c stays outside, as stale */
   if (h)
@@ -309,9 +305,11 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
     if (memcmp (s->sb.set_uuid, ref->set_uuid, 16) != 0) {
       md_uuid_format (ref->set_uuid, want);
       md_uuid_format (s->sb.set_uuid, got);
-      return refuse (err, errlen, "%s belongs to array %s (%s), not to "
-                     "array %s (%s) like the other members", c[i].spec->path,
-                     got, s->sb.set_name, want, ref->set_name);
+      return array_refuse (err, errlen,
+                           "%s belongs to array %s (%s), not to "
+                           "array %s (%s) like the other members",
+                           c[i].spec->path, got, s->sb.set_name, want,
+                           ref->set_name);
     }
     role = reference_role (ref, s);
     if (role < cfg->nmembers) {
@@ -330,8 +328,8 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
       }
     }
     else if (role != MD_ROLE_SPARE)
-      return refuse (err, errlen, "%s: role 0x%x is not supported",
-                     c[i].spec->path, role);
+      return array_refuse (err, errlen, "%s: role 0x%x is not supported",
+                           c[i].spec->path, role);
   }
   for (i = 0; i < cfg->nmembers; i++) {
     if (holder[i]) {
@@ -416,15 +414,19 @@ check_data_areas (const struct raid_array *a, char *err, size_t errlen)
       continue;
     if (data_bytes < g->member_bytes ||
         s->data_offset_bytes + g->member_bytes > s->io->size_bytes)
-      return refuse (err, errlen, "%s: too small for the array: data "
-                     "area of %" PRIu64 " bytes at %" PRIu64 " on a %"
-                     PRIu64 "-byte member, the array uses %" PRIu64,
-                     s->path, data_bytes, s->data_offset_bytes,
-                     s->io->size_bytes, g->member_bytes);
+      return array_refuse (err, errlen,
+                           "%s: too small for the array: data "
+                           "area of %" PRIu64 " bytes at %" PRIu64
+                           " on a %" PRIu64
+                           "-byte member, the array uses %" PRIu64,
+                           s->path, data_bytes, s->data_offset_bytes,
+                           s->io->size_bytes, g->member_bytes);
     if (g->lvl->zoned &&
         data_bytes / g->chunk_bytes * g->chunk_bytes != g->member_bytes)
-      return refuse (err, errlen, "%s: RAID0 members of unequal data size "
-                     "(md's multi-zone RAID0) are not supported", s->path);
+      return array_refuse (err, errlen,
+                           "%s: RAID0 members of unequal data size "
+                           "(md's multi-zone RAID0) are not supported",
+                           s->path);
   }
   return 0;
 }
@@ -464,19 +466,22 @@ check_startable (struct raid_array *a, const struct raid_options *opts,
   array_unavailable (a, &gone);
   if (!array_alive_without (a, &gone)) {
     list_roles (a, false, list, sizeof list);
-    return refuse (err, errlen, "array %s cannot start: %u of %u members "
-                   "unavailable, more than RAID%d can lose: %s", a->name,
-                   member_set_count (&gone), a->geo.members, a->geo.level,
-                   list);
+    return array_refuse (err, errlen,
+                         "array %s cannot start: %u of %u members "
+                         "unavailable, more than RAID%d can lose: %s",
+                         a->name, member_set_count (&gone), a->geo.members,
+                         a->geo.level, list);
   }
   for (i = 0; i < a->geo.members; i++)
     unexpected += a->slots[i].state == SLOT_MISSING;
   if (unexpected && !opts->degraded) {
     list_roles (a, true, list, sizeof list);
-    return refuse (err, errlen, "array %s: %u member%s missing: %s; to "
-                   "start it degraded anyway, pass degraded=true (like "
-                   "mdadm --run)", a->name, unexpected,
-                   unexpected == 1 ? " is" : "s are", list);
+    return array_refuse (err, errlen,
+                         "array %s: %u member%s missing: %s; to "
+                         "start it degraded anyway, pass degraded=true (like "
+                         "mdadm --run)",
+                         a->name, unexpected, unexpected == 1 ? " is" : "s are",
+                         list);
   }
   return 0;
 }
@@ -492,7 +497,7 @@ init_runtime (struct raid_array *a, char *err, size_t errlen)
     return -1;
   a->pool = iopool_new (pool_threads (g->members));
   if (!a->pool)
-    return refuse (err, errlen, "%s", strerror (ENOMEM));
+    return array_refuse (err, errlen, "%s", strerror (ENOMEM));
   return 0;
 }
 
@@ -622,7 +627,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     c[i].spec = i < cfg->nmembers ? &cfg->members[i]
       : i < own ? &cfg->spares[i - cfg->nmembers] : &top->spares[i - own];
     if (open_candidate (&c[i], cfg, opts, &nest)) {
-      refuse (err, errlen, "%s", strerror (ENOMEM));
+      array_refuse (err, errlen, "%s", strerror (ENOMEM));
       goto fail;
     }
   }
@@ -630,9 +635,11 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     goto fail;
   r = pick_reference (c, own);
   if (r < 0) {
-    refuse (err, errlen, "array %s: no device holds a readable md "
-            "superblock (%s: %s); a new array needs 'nbdraid create "
-            "CONFIG' first", a->name, c[0].spec->path, c[0].s.why);
+    array_refuse (err, errlen,
+                  "array %s: no device holds a readable md "
+                  "superblock (%s: %s); a new array needs 'nbdraid create "
+                  "CONFIG' first",
+                  a->name, c[0].spec->path, c[0].s.why);
     goto fail;
   }
   ref = &c[r].s.sb;
@@ -664,7 +671,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   a->scrub_fail_after = cfg->scrub_fail_after;
   member_options_from_config (cfg, opts->readonly, &a->member_opts);
   if (bitmap_load (a) == -1) {
-    refuse (err, errlen, "%s", strerror (errno));
+    array_refuse (err, errlen, "%s", strerror (errno));
     goto fail;
   }
   a->heartbeat_ms = cfg->heartbeat_ms;
@@ -675,7 +682,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   write_flags (a, c, n);
   write_behind_limit (a, cfg);
   if (pool && shared_spares_load (a, cfg) == -1) {
-    refuse (err, errlen, "%s", strerror (errno));
+    array_refuse (err, errlen, "%s", strerror (errno));
     goto fail;
   }
   for (i = 0; i < n; i++)
