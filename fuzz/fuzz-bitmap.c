@@ -17,6 +17,7 @@
 #include "bitmap-format.h"
 #include "le.h"
 #include "check.h"
+#include "raid.h"
 
 
 int
@@ -41,7 +42,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
   }
   CHECK (h.chunk_bytes >= 512 && (h.chunk_bytes & (h.chunk_bytes - 1)) == 0);
-  CHECK (h.daemon_sleep_s > 0 && h.write_behind == 0);
+  CHECK (h.daemon_sleep_s > 0 && h.write_behind <= RAID_WRITE_BEHIND_MAX);
 
   memset (&h2, 0, sizeof h2);
   md_bitmap_encode (&h, again);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "config-file.h"
 
 /* What the array must be for a grow: writable, whole, idle, and of a
  * level and layout md can resize. */
