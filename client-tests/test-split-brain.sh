@@ -109,3 +109,12 @@ grep -q "error: .*/loc/d0.img: in use by a running array (another process holds 
   "$T/l.log" || die "local refusal: $(cat "$T/l.log")"
 stop_server
 echo "ok: local members are locked"
+
+# heartbeat = off: no record is written (an array only one host reaches).
+new_array off 1 - - 2 16M --assume-clean
+sed -i '/^\[array\]/a heartbeat = off' "$conf"
+start_server "$conf"
+grep -q "Owner" <<< "$("$NBDRAID" examine "$T/off/d0.img")" &&
+  die "heartbeat = off wrote an owner record"
+stop_server
+echo "ok: heartbeat = off writes no owner record"
