@@ -68,7 +68,10 @@ LEVELS = [0, 5, 6, 10]
 RAMP_S = 1
 # md's default chunk: the random jobs and the readers run on it.
 MAIN_CHUNK = "512K"
-READ_IOS = {0: 1, 5: 1, 6: 1, 10: 1}
+# Per level: the members a full stripe's data fills, and the member
+# I/Os one random 4K write costs (a random 4K read costs one).
+DATA_MEMBERS = {0: MEMBERS, 5: MEMBERS - 1, 6: MEMBERS - 2,
+                10: MEMBERS // 2}
 WRITE_IOS = {0: 1, 5: 4, 6: 6, 10: 2}
 # The issue's targets, fractions of the limit (issue 46).
 TARGET = {"seq": 0.90, "readers": 0.85, "rand write": 0.80}
@@ -82,7 +85,7 @@ PEERS = ("nominal limit", "measured limit")
 class Profile:
     name: str
     mb_per_s: int               # bandwidth, 10^6 bytes a second
-    delay_ms: float             # time per request besides the transfer
+    delay_ms: float             # the least time a request takes
 
     @property
     def iops(self):
@@ -195,19 +198,14 @@ def _array_jobs(ctx, profile, spec, jobs, region, runtime):
                 for job in jobs}
 
 
-def _data_members(level, members):
-    return {0: members, 5: members - 1, 6: members - 2,
-            10: members // 2}[level]
-
-
 def _limit(level, job, mb_per_s, iops):
     """The limit of JOB on LEVEL over MEMBERS members that each move
-    MB_PER_S or do IOPS (None: p99 has no limit)."""
+    MB_PER_S or do IOPS."""
     if job.is_random:
-        ios = (WRITE_IOS if job.direction == "write" else READ_IOS)[level]
+        ios = WRITE_IOS[level] if job.direction == "write" else 1
         return MEMBERS * iops / ios
     if job.direction == "write":
-        return _data_members(level, MEMBERS) * mb_per_s
+        return DATA_MEMBERS[level] * mb_per_s
     return MEMBERS * mb_per_s
 
 
