@@ -39,6 +39,9 @@ def parse_args():
     p.add_argument("--no-kernel-peer", action="store_true",
                    help="leave btrfs out (the smoke test: a btrfs that"
                    " wedges the kernel must not take a test run with it)")
+    p.add_argument("--disk-members", type=int, default=6,
+                   help="members of the disks section's arrays (default 6;"
+                   " 16 for wide arrays)")
     p.add_argument("--runtime", type=int,
                    help="seconds per run of a job (default 3, --quick 1)")
     p.add_argument("--rounds", type=int,
@@ -137,7 +140,8 @@ def main():
                               rounds, args.quick,
                               "kernel peer skipped (--no-kernel-peer)"
                               if args.no_kernel_peer
-                              else peers.btrfs_unavailable())
+                              else peers.btrfs_unavailable(),
+                              disk_members=args.disk_members)
         done, failures = run_sections(ctx, names)
         btrfs_why = ctx.btrfs_why
         md = header(args, ctx, root, started, load_before,

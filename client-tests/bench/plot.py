@@ -60,13 +60,16 @@ def disks(rows, out_dir, profile="disk"):
     as a fraction of the members' nominal limit against chunk size.
     Returns the PNG's path, or None when the section did not run."""
     points = {}
+    members = "?"
     for r in rows:
-        m = re.match(rf"{profile} (RAID\d+) .* chunk (\d+)K$", r.case)
+        m = re.match(rf"{profile} (RAID\d+) (\d+) members chunk (\d+)K$",
+                     r.case)
         if r.section != "disks" or not m or r.job not in (
                 "seq read 1M qd16", "seq write 1M qd16") or not r.ceiling:
             continue
+        members = m.group(2)
         series = f"{m.group(1)} {r.job.split()[1]}"
-        points.setdefault(series, {})[int(m.group(2))] = r.nbdraid / r.ceiling
+        points.setdefault(series, {})[int(m.group(3))] = r.nbdraid / r.ceiling
     if not points:
         return None
     if not shutil.which("gnuplot"):
@@ -89,7 +92,7 @@ def disks(rows, out_dir, profile="disk"):
     script = f"""
 set terminal png size 800,500
 set output '{png}'
-set title 'nbdraid on 6 {profile} members: sequential 1M, queue depth 16'
+set title 'nbdraid on {members} {profile} members: sequential 1M, qd 16'
 set xlabel 'chunk (KiB)'
 set ylabel 'fraction of the members limit'
 set logscale x 2
