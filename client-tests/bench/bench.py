@@ -31,13 +31,17 @@ def parse_args():
                    help="tiny regions, 1 s per job, a subset of cases")
     p.add_argument("--only", action="append", choices=sections.ALL,
                    metavar="GROUP", help="run only this section (repeatable):"
-                   " " + ", ".join(sections.ALL))
+                   " " + ", ".join(sections.ALL) + "; "
+                   + ", ".join(sections.OPT_IN) + " runs only when named")
     p.add_argument("--dir", help="put the arrays in DIR (default: tmpfs)")
     p.add_argument("--out", default="bench-results",
                    help="output directory (default ./bench-results)")
     p.add_argument("--no-kernel-peer", action="store_true",
                    help="leave btrfs out (the smoke test: a btrfs that"
                    " wedges the kernel must not take a test run with it)")
+    p.add_argument("--disk-members", type=int, default=6,
+                   help="members of the disks section's arrays (default 6;"
+                   " 16 for wide arrays)")
     p.add_argument("--runtime", type=int,
                    help="seconds per run of a job (default 3, --quick 1)")
     p.add_argument("--rounds", type=int,
@@ -125,7 +129,8 @@ def main():
     cleanup.install_signal_handlers()
     check_tools()
     os.makedirs(args.out, exist_ok=True)
-    names = args.only or list(sections.ALL)
+    names = args.only or [n for n in sections.ALL
+                          if n not in sections.OPT_IN]
     started, load_before, t0 = time.gmtime(), machine.load(), time.monotonic()
     with cleanup.Scope() as scope:
         root = scratch_root(scope, args.dir)
@@ -135,7 +140,8 @@ def main():
                               rounds, args.quick,
                               "kernel peer skipped (--no-kernel-peer)"
                               if args.no_kernel_peer
-                              else peers.btrfs_unavailable())
+                              else peers.btrfs_unavailable(),
+                              disk_members=args.disk_members)
         done, failures = run_sections(ctx, names)
         btrfs_why = ctx.btrfs_why
         md = header(args, ctx, root, started, load_before,
@@ -145,11 +151,15 @@ def main():
     png = plot.sweep(ctx.rows, args.out)
     if png:
         md += "\n![chunk sweep](sweep.png)\n"
+    disks_png = plot.disks(ctx.rows, args.out)
+    if disks_png:
+        md += "\n![chunk sweep on disks](disks.png)\n"
     results.write_csv(os.path.join(args.out, "bench.csv"), ctx.rows)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     print(f"bench: wrote {args.out}/bench.md, bench.csv"
-          + (", sweep.png" if png else ""), file=sys.stderr)
+          + (", sweep.png" if png else "")
+          + (", disks.png" if disks_png else ""), file=sys.stderr)
     if failures:
         sys.exit(f"bench: sections failed: {', '.join(failures)}")
 

@@ -34,6 +34,7 @@ class Context:
     rounds: int                 # nbdraid/ceiling rounds per job
     quick: bool
     btrfs_why: str = None       # why the kernel peer is unavailable
+    disk_members: int = 6       # members of the disks section's arrays
     rows: list = field(default_factory=list)
     cache: dict = field(default_factory=dict)
     serial: int = 0
