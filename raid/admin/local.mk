@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
 	%reldir%/grow.c \
+	%reldir%/grow-devices.c \
 	%reldir%/maintenance.c \
 	%reldir%/readonly.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h

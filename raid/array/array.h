@@ -274,6 +274,11 @@ struct raid_array *array_assemble (const struct raid_config *cfg,
 void array_start_replace (struct raid_array *a, unsigned role,
                           unsigned spare);
 void job_buffers_free (struct job_buffers *b);
+/* Take spare i into empty role r, recovering from 0 (the job starts
+ * when the scheduler next looks); the device that held the role stays
+ * listed outside the roles, faulty, until the admin removes it.  With
+ * the array quiesced and sb_lock held. */
+void array_promote_spare (struct raid_array *a, unsigned i, unsigned r);
 
 /* Hold off every request (all stripe locks) while slots change. */
 void array_quiesce (struct raid_array *a);

@@ -110,11 +110,8 @@ can_check_degraded (const struct raid_array *a)
   return a->geo.parity_members > 0 && lost < a->geo.parity_members;
 }
 
-/* Take spare i into empty role r and start rebuilding it; the device
- * that held the role stays listed outside the roles, faulty, until the
- * admin removes it.  With the array quiesced and sb_lock held. */
-static void
-promote_spare (struct raid_array *a, unsigned i, unsigned r)
+void
+array_promote_spare (struct raid_array *a, unsigned i, unsigned r)
 {
   struct raid_slot *slot = &a->slots[r], spare = a->spares[i];
   unsigned j;
@@ -217,7 +214,7 @@ schedule (struct raid_array *a)
     array_log (a, RAID_LOG_INFO, "array %s: spare %s takes the place of "
                "member %d (%s)", a->name, a->spares[spare].path, role,
                a->slots[role].path);
-    promote_spare (a, (unsigned) spare, (unsigned) role);
+    array_promote_spare (a, (unsigned) spare, (unsigned) role);
     array_write_superblocks_locked (a);
     start_rebuild (a, RAID_JOB_RECOVERY, (unsigned) role, 0, 0);
   }

@@ -289,3 +289,71 @@ raid_config_reorder (struct raid_config *cfg, const unsigned *order,
   free (specs);
   return r;
 }
+
+/* The line of the device a role change names: for promote, the spare
+ * line naming path; else the member line naming it, or (a role no
+ * device held) a member line that says missing.  n if none. */
+static size_t
+role_line (const struct raid_config *cfg, char **lines, size_t n,
+           const char *path, bool promote, size_t *at)
+{
+  size_t i, len;
+  bool member;
+
+  for (i = 0; i < n; i++)
+    if (line_names (cfg, lines[i], path, &member, at, &len) &&
+        member != promote)
+      return i;
+  for (i = 0; !promote && i < n; i++)
+    if (device_line (lines[i], &member, at, &len) && member &&
+        len == strlen (RAID_MEMBER_MISSING) &&
+        strncmp (lines[i] + *at, RAID_MEMBER_MISSING, len) == 0)
+      return i;
+  return n;
+}
+
+int
+raid_config_change_roles (const struct raid_config *cfg, const char *paths,
+                          bool promote, char *err, size_t errlen)
+{
+  size_t n = 0, i, at;
+  char **lines = read_lines (cfg->file, &n), *path = NULL, *changed;
+  const char *p, *nl;
+  int r = -1;
+
+  if (!lines) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+    return -1;
+  }
+  for (p = paths; (nl = strchr (p, '\n')) != NULL; p = nl + 1) {
+    free (path);
+    if (!(path = strndup (p, (size_t) (nl - p))))
+      goto nomem;
+    i = role_line (cfg, lines, n, path, promote, &at);
+    if (i == n) {
+      snprintf (err, errlen, "%s: no %s line names %s; update the file by "
+                "hand", cfg->file, promote ? "spare" : "member", path);
+      goto out;
+    }
+    /* A spare taking a new role becomes a member line, its path and
+     * options kept; a dropped role's member line is commented out,
+     * since the member lines count the roles. */
+    if (promote)
+      r = asprintf (&changed, "member = %s", lines[i] + at);
+    else
+      r = asprintf (&changed, "# dropped by nbdraid grow: %s", lines[i]);
+    if (r == -1)
+      goto nomem;
+    r = -1;
+    free (lines[i]);
+    lines[i] = changed;
+  }
+  r = write_lines (cfg->file, lines, n, err, errlen);
+  goto out;
+ nomem:
+  snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
+ out:
+  free (path);
+  free_lines (lines, n);
+  return r;
+}

@@ -150,6 +150,13 @@ int raid_config_add_spare (const struct raid_config *cfg, const char *path,
                            char *err, size_t errlen);
 int raid_config_drop_device (const struct raid_config *cfg, const char *path,
                              char *err, size_t errlen);
+/* After nbdraid grow --raid-devices: paths (one a line) are the spares
+ * that took new roles (promote: their lines become member lines) or
+ * the roles dropped (their member lines, or lines saying missing, are
+ * commented out).  0, or -1 with err. */
+int raid_config_change_roles (const struct raid_config *cfg,
+                              const char *paths, bool promote, char *err,
+                              size_t errlen);
 
 /* ---- levels (raid/format/level.c) -------------------------------- */
 
@@ -423,6 +430,8 @@ unsigned raid_children (struct raid_array *a, struct raid_array **out,
 unsigned raid_shared_spares (struct raid_array *a, const char **out,
                              unsigned max);
 const char *raid_name (const struct raid_array *a);
+/* Its member count: the roles, raid_disks. */
+unsigned raid_members (const struct raid_array *a);
 /* The array named name: a itself or one nested in it; NULL if none. */
 struct raid_array *raid_find_array (struct raid_array *a, const char *name);
 /* The array a device (path or URI) serves in: a or one nested in it;
@@ -465,6 +474,13 @@ int raid_admin_readonly (struct raid_array *a, bool readonly, char *err,
  * the new size.  What was done goes into done. */
 int raid_admin_grow (struct raid_array *a, const char *size, char *done,
                      size_t donelen, char *err, size_t errlen);
+/* Add or drop mirrors of a RAID1 (mdadm --grow --raid-devices): more
+ * are filled from the array's spares and recovered; fewer needs the
+ * roles to drop empty (failed and removed).  changed gets the paths
+ * whose config lines change (raid_config_change_roles), one a line. */
+int raid_admin_grow_devices (struct raid_array *a, const char *count,
+                             char *changed, size_t changedlen, char *done,
+                             size_t donelen, char *err, size_t errlen);
 /* Whether client writes are refused now (EROFS). */
 bool raid_readonly (const struct raid_array *a);
 /* The top array of nested ones: a new device joins the shared spares. */

@@ -4,7 +4,8 @@
  *   nbdraid fail CONFIG MEMBER [--force]     nbdraid remove CONFIG MEMBER
  *   nbdraid add CONFIG PATH                  nbdraid replace CONFIG MEMBER [--with PATH]
  *   nbdraid check|repair|idle CONFIG         nbdraid speed-limit CONFIG [MIN MAX]
- *   nbdraid grow CONFIG --size max|SIZE      nbdraid wait CONFIG
+ *   nbdraid grow CONFIG --size max|SIZE|--raid-devices N
+ *   nbdraid wait CONFIG
  *
  * CONFIG may be replaced by --socket PATH.  nbdraid monitor is
  * cmd-monitor.c.
@@ -50,7 +51,8 @@ static const struct verb {
   { "add", 1, 1, "PATH", { NULL } },
   { "re-add", 1, 1, "MEMBER", { NULL } },
   { "replace", 1, 1, "MEMBER [--with PATH]", { "--with" } },
-  { "grow", 0, 0, "--size max|SIZE", { "--size" } },
+  { "grow", 0, 0, "--size max|SIZE | --raid-devices N",
+    { "--size", "--raid-devices" } },
   { "check", 0, 0, "[--budget DURATION] [--from-start]",
     { "--budget", "--from-start" } },
   { "repair", 0, 0, "[--budget DURATION] [--from-start]",
@@ -80,7 +82,8 @@ static bool
 valued (const char *option)
 {
   return strcmp (option, "--with") == 0 || strcmp (option, "--budget") == 0
-    || strcmp (option, "--size") == 0 || strcmp (option, "--array") == 0;
+    || strcmp (option, "--size") == 0 || strcmp (option, "--array") == 0
+    || strcmp (option, "--raid-devices") == 0;
 }
 
 /* Print the verb's usage line on fp; return a usage error's status (or
@@ -232,10 +235,11 @@ cmd_admin (int argc, char **argv)
                      ? absolute (w, abs, sizeof abs) : w))
       return 2;
   }
-  /* grow's --size is not optional. */
+  /* grow takes one of --size and --raid-devices. */
   if ((!rq.socket && !rq.config) || nargs < v->min ||
       (strcmp (v->name, "speed-limit") == 0 && nargs == 1) ||
-      (strcmp (v->name, "grow") == 0 && !strstr (rq.line, "\t--size\t")))
+      (strcmp (v->name, "grow") == 0 &&
+       !strstr (rq.line, "\t--size\t") == !strstr (rq.line, "\t--raid-devices\t")))
     return usage_of (v, stderr);
   if (!rq.watch)
     return exchange (&rq);
