@@ -163,7 +163,7 @@ add_roles (struct raid_array *a, unsigned n, char *changed, size_t changedlen)
   }
 }
 
-/* With writes held and the array quiesced: the slots, the geometry and
+/* With requests held (none inside the engine) and the array quiesced: the slots, the geometry and
  * the level's state take the new count, then the superblocks (events+1)
  * carry it before any new role is rebuilt, so a crash leaves either
  * the old array or the new one with its new roles recovering from
@@ -173,17 +173,11 @@ apply (struct raid_array *a, unsigned n, char *changed, size_t changedlen,
        char *err, size_t errlen)
 {
   struct raid_geometry g = a->geo;
-  struct raid_slot *slots;
   int r;
 
   g.members = n;
   if (geometry_init (&g, err, errlen) == -1)
     return -1;
-  slots = realloc (a->slots,
-                   (n > a->geo.members ? n : a->geo.members) * sizeof *slots);
-  if (!slots)
-    return array_refuse (err, errlen, "%s", strerror (ENOMEM));
-  a->slots = slots;
   if (a->ops->teardown)
     a->ops->teardown (a);
   a->level_state = NULL;
@@ -230,7 +224,8 @@ raid_admin_grow_devices (struct raid_array *a, const char *count, char *changed,
   pthread_mutex_unlock (&a->sb_lock);
   if (r == -1)
     return -1;
-  array_hold_writes (a);
+  array_hold_requests (a);
+  behind_drain (a);             /* no write behind to a role that moves */
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
   /* Checked again: a member may have failed, a job started. */
@@ -239,7 +234,7 @@ raid_admin_grow_devices (struct raid_array *a, const char *count, char *changed,
     r = apply (a, (unsigned)n, changed, changedlen, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
   array_unquiesce (a);
-  array_release_writes (a);
+  array_release_requests (a);
   if (r == -1)
     return -1;
   array_log (a, RAID_LOG_INFO, "array %s: %u members now, %u before%s", a->name,
