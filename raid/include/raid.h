@@ -154,6 +154,12 @@ int raid_config_drop_device (const struct raid_config *cfg, const char *path,
  * that took new roles (promote: their lines become member lines) or
  * the roles dropped (their member lines, or lines saying missing, are
  * commented out).  0, or -1 with err. */
+/* After nbdraid grow --level: the [array] section's level, layout and
+ * chunk lines say the new shape (a level without a layout or chunk has
+ * those lines commented out), and cfg follows.  0, or -1 with err. */
+int raid_config_set_level (struct raid_config *cfg, int level,
+                           uint32_t layout, uint64_t chunk_bytes, char *err,
+                           size_t errlen);
 int raid_config_change_roles (const struct raid_config *cfg,
                               const char *paths, bool promote, char *err,
                               size_t errlen);
@@ -430,6 +436,11 @@ unsigned raid_children (struct raid_array *a, struct raid_array **out,
 unsigned raid_shared_spares (struct raid_array *a, const char **out,
                              unsigned max);
 const char *raid_name (const struct raid_array *a);
+/* Change the level without moving data, as md's takeovers do
+ * (mdadm --grow --level): a 2-member RAID1 to RAID5 and back. */
+int raid_admin_takeover (struct raid_array *a, const char *level,
+                         char *done, size_t donelen, char *err,
+                         size_t errlen);
 /* Its member count: the roles, raid_disks. */
 unsigned raid_members (const struct raid_array *a);
 /* The array named name: a itself or one nested in it; NULL if none. */

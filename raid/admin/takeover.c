@@ -1,0 +1,228 @@
+/* nbdraid: nbdraid grow --level, the level changes md makes without
+ * moving data ("takeover", md's level ->takeover()): a 2-member RAID1
+ * becomes a 2-member RAID5 (raid5_takeover_raid1) and back
+ * (raid1_takeover), since a 2-disk RAID5's parity is a copy of its one
+ * data chunk, at the same offset, on either disk.  The superblocks get
+ * the new level, layout and chunk (events+1) and the level's request
+ * paths are swapped with no request inside the engine.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "array.h"
+
+/* A change md makes by takeover: from and to, and the new shape given
+ * the old geometry (0, or -1 with why it cannot). */
+struct takeover {
+  int from, to;
+  const char *md; /* md's function, for messages */
+  int (*shape) (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen);
+};
+
+/* raid5_takeover_raid1: two members; left-symmetric; the chunk 64K,
+ * halved until the array is a whole number of chunks, at least a
+ * stripe page (4K). */
+static int
+raid1_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  uint64_t chunk = 64 * 1024;
+
+  if (a->geo.members != 2)
+    return array_refuse (err, errlen,
+                         "array %s has %u members: md takes a RAID1 to "
+                         "RAID5 with 2 members only (grow --raid-devices 2 "
+                         "first)",
+                         a->name, a->geo.members);
+  while (chunk >= RAID_MIN_CHUNK_BYTES && a->geo.array_bytes % chunk)
+    chunk /= 2;
+  if (chunk < RAID_MIN_CHUNK_BYTES)
+    return array_refuse (err, errlen,
+                         "array %s: its size (%" PRIu64 " bytes) is not a "
+                         "multiple of 4K, so no RAID5 chunk fits it",
+                         a->name, a->geo.array_bytes);
+  g->level = 5;
+  g->layout = LAYOUT_LEFT_SYMMETRIC;
+  g->chunk_bytes = chunk;
+  return 0;
+}
+
+/* raid1_takeover: a RAID5 of two members, any layout or chunk. */
+static int
+raid5_to_raid1 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  if (a->geo.members != 2)
+    return array_refuse (err, errlen,
+                         "array %s has %u members: md takes a RAID5 to "
+                         "RAID1 with 2 members only",
+                         a->name, a->geo.members);
+  g->level = 1;
+  g->layout = 0;
+  g->chunk_bytes = 0;
+  return 0;
+}
+
+static const struct takeover takeovers[] = {
+  { 1, 5, "raid5_takeover_raid1", raid1_to_raid5 },
+  { 5, 1, "raid1_takeover", raid5_to_raid1 },
+};
+
+/* What the array must be: writable, whole, idle, synced, of its own
+ * devices, with no write-mostly copy (RAID5 has none). */
+static int
+check_array (struct raid_array *a, char *err, size_t errlen)
+{
+  unsigned m;
+
+  if (a->readonly)
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
+  if (array_check_alive (a) == -1)
+    return array_refuse (err, errlen, "array %s has failed", a->name);
+  if (a->nchildren)
+    return array_refuse (err, errlen,
+                         "array %s is built of nested arrays: "
+                         "changing its level is not supported",
+                         a->name);
+  for (m = 0; m < a->geo.members; m++) {
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
+      return array_refuse (err, errlen,
+                           "array %s is degraded (member %u is %s): a "
+                           "level change needs every member active",
+                           a->name, m,
+                           slot_state (&a->slots[m]) == SLOT_RECOVERING
+                               ? "recovering"
+                               : "not active");
+    if (a->slots[m].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY)
+      return array_refuse (err, errlen,
+                           "member %u (%s) of array %s is write-mostly: "
+                           "drop write-mostly from its config line and "
+                           "restart first",
+                           m, a->slots[m].path, a->name);
+  }
+  if (a->job.kind != RAID_JOB_NONE)
+    return array_refuse (err, errlen,
+                         "array %s is busy with a %s; change its level later",
+                         a->name, raid_job_name (a->job.kind));
+  if (a->resync_front < a->ops->sync_units (a))
+    return array_refuse (err, errlen, "array %s has a resync to finish first",
+                         a->name);
+  if (a->behind.max)
+    return array_refuse (err, errlen,
+                         "array %s has write-behind %u: set write-behind = 0 "
+                         "and restart first",
+                         a->name, a->behind.max);
+  return 0;
+}
+
+/* The superblocks say the new level, layout and chunk. */
+static void
+write_shape (struct raid_array *a)
+{
+  unsigned i;
+
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct md_superblock *sb = &array_slot (a, i)->sb;
+    sb->level = a->geo.level;
+    sb->layout = a->geo.layout;
+    sb->chunk_sectors = (uint32_t)(a->geo.chunk_bytes / 512);
+  }
+}
+
+/* With no request inside the engine and the array quiesced: the new
+ * request paths, geometry and level state, then the superblocks
+ * (events+1).  A crash before those are all written leaves members
+ * one event apart: assembly takes the freshest as the reference, and
+ * either shape holds the same bytes. */
+static int
+apply (struct raid_array *a, const struct raid_geometry *g, char *err,
+       size_t errlen)
+{
+  const struct raid_level_ops *old_ops = a->ops;
+  struct raid_geometry old = a->geo;
+
+  if (a->ops->teardown)
+    a->ops->teardown (a);
+  a->geo = *g;
+  a->ops = a->level_ops (g->level);
+  if (a->ops->setup && a->ops->setup (a, err, errlen) == -1) {
+    a->geo = old;
+    a->ops = old_ops;
+    if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
+      array_log (a, RAID_LOG_ERROR, "array %s: %s", a->name, err);
+    return -1;
+  }
+  /* It was in sync: it is, in the new level's units. */
+  __atomic_store_n (&a->resync_front, a->ops->sync_units (a), __ATOMIC_RELEASE);
+  pthread_mutex_lock (&a->sb_lock);
+  write_shape (a);
+  if (array_write_superblocks_locked (a) == -1) {
+    pthread_mutex_unlock (&a->sb_lock);
+    return array_refuse (err, errlen,
+                         "array %s failed while its superblocks "
+                         "were written",
+                         a->name);
+  }
+  pthread_mutex_unlock (&a->sb_lock);
+  return 0;
+}
+
+int
+raid_admin_takeover (struct raid_array *a, const char *level, char *done,
+                     size_t donelen, char *err, size_t errlen)
+{
+  const struct raid_level *l = raid_level_parse (level);
+  const struct takeover *t = NULL;
+  struct raid_geometry g = a->geo;
+  int old = a->geo.level, r;
+  size_t i;
+
+  if (!l)
+    return array_refuse (err, errlen,
+                         "'%s' is not a level (0, 1, 5, 6, 10, or raid5...)",
+                         level);
+  if (l->md_level == a->geo.level)
+    return array_refuse (err, errlen, "array %s is RAID%d already", a->name,
+                         a->geo.level);
+  for (i = 0; i < sizeof takeovers / sizeof takeovers[0]; i++)
+    if (takeovers[i].from == a->geo.level && takeovers[i].to == l->md_level)
+      t = &takeovers[i];
+  if (!t)
+    return array_refuse (err, errlen,
+                         "array %s: RAID%d to RAID%d is not supported "
+                         "(grow --level takes a 2-member RAID1 to RAID5 "
+                         "and back)",
+                         a->name, a->geo.level, l->md_level);
+  pthread_mutex_lock (&a->sb_lock);
+  r = check_array (a, err, errlen);
+  pthread_mutex_unlock (&a->sb_lock);
+  if (r == -1 || t->shape (a, &g, err, errlen) == -1
+      || geometry_init (&g, err, errlen) == -1)
+    return -1;
+  if (g.array_bytes != a->geo.array_bytes)
+    return array_refuse (err, errlen,
+                         "array %s: RAID%d would be %" PRIu64 " bytes, not "
+                         "%" PRIu64 "",
+                         a->name, g.level, g.array_bytes, a->geo.array_bytes);
+  array_hold_requests (a);
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  r = check_array (a, err, errlen); /* a member may have failed meanwhile */
+  pthread_mutex_unlock (&a->sb_lock);
+  if (r == 0)
+    r = apply (a, &g, err, errlen);
+  array_unquiesce (a);
+  array_release_requests (a);
+  if (r == -1)
+    return -1;
+  array_log (a, RAID_LOG_INFO,
+             "array %s: RAID%d now, RAID%d before (md's %s); no data moved",
+             a->name, a->geo.level, old, t->md);
+  snprintf (done, donelen, "array %s is RAID%d now, RAID%d before", a->name,
+            a->geo.level, old);
+  return 0;
+}
