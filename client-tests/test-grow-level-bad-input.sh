@@ -2,9 +2,10 @@
 # nbdraid grow --level refuses with one line and a non-zero exit,
 # changing nothing (the superblocks' level and events, the config): a
 # level it cannot parse, the level the array has, changes it does not
-# make (RAID1 to RAID6, RAID0 to RAID5), a RAID1 of more
-# than two members, a read-only, degraded or busy array, write-behind,
-# and --level with another change.
+# make (RAID1 to RAID6, RAID0 to RAID5), a RAID1 of more than two
+# members, a RAID5 of two to RAID6 or one without a spare, a RAID6
+# whose Q rotates to RAID5, a read-only, degraded or busy array,
+# write-mostly members, and --level with another change.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -47,7 +48,7 @@ expect_refusal "not a level" "nbdraid: 'five' is not a level (0, 1, 5, 6, 10, or
   grow "$conf" --level five
 expect_refusal "the same level" "nbdraid: array test is RAID1 already" grow "$conf" --level raid1
 expect_refusal "RAID1 to RAID6" \
-  "nbdraid: array test: RAID1 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back)" \
+  "nbdraid: array test: RAID1 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back)" \
   grow "$conf" --level 6
 
 "$NBDRAID" readonly "$conf" > /dev/null
@@ -76,7 +77,7 @@ stop_server
 new_array r0 0 - 64K 2 34M
 start_server "$conf"
 expect_refusal "RAID0 to RAID5" \
-  "nbdraid: array test: RAID0 to RAID5 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back)" \
+  "nbdraid: array test: RAID0 to RAID5 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back)" \
   grow "$conf" --level 5
 stop_server
 
@@ -87,5 +88,26 @@ sed -i "/^\[array\]/a write-behind = 16" "$conf"
 start_server "$conf"
 expect_refusal "write-mostly" \
   "nbdraid: member 1 ($T/wb/d1.img) of array test is write-mostly: drop write-mostly from its config line and restart first" \
+  grow "$conf" --level 5
+stop_server
+
+new_array r52 5 left-symmetric 64K 2 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID5 of two to RAID6" \
+  "nbdraid: array test has 2 members: md takes a RAID5 of 3 or more to RAID6" \
+  grow "$conf" --level 6
+stop_server
+
+new_array r53 5 left-symmetric 64K 3 34M --assume-clean
+start_server "$conf"
+expect_refusal "no spare for Q" \
+  "nbdraid: array test needs 1 spare for the Q disk, array has 0 (add one with nbdraid add first)" \
+  grow "$conf" --level 6
+stop_server
+
+new_array r6 6 left-symmetric 64K 4 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID6 with Q rotating" \
+  "nbdraid: array test has layout left-symmetric, its Q rotating: md takes only a -6 layout (Q on the last member) to RAID5" \
   grow "$conf" --level 5
 stop_server

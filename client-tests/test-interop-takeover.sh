@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Linux md reads arrays whose level or mirror count nbdraid changed
 # without moving data: a 2-member RAID1 made RAID5 (grow --level 5), a
-# 2-member RAID5 made RAID1 (grow --level 1), and a 2-member RAID1
-# given a third mirror from a spare (grow --raid-devices 3, recovered).
+# 2-member RAID5 made RAID1 (grow --level 1), a 2-member RAID1 given a
+# third mirror from a spare (grow --raid-devices 3, recovered), and a
+# 3-member RAID5 made a 4-member RAID6 of the left-symmetric-6 layout
+# (grow --level 6, the spare built as Q).
 # Each was filled through NBD after the change.  In a guest md
 # assembles each at its new level and count, holds the data and finds
 # no mismatch in a check.
@@ -16,7 +18,8 @@ requires_guest
 # name level layout chunk members-before members-after change...
 specs="r15 1 - - 2 2 --level 5 raid5
 r51 5 left-symmetric 64K 2 2 --level 1 raid1
-r13 1 - - 2 3 --raid-devices 3 raid1"
+r13 1 - - 2 3 --raid-devices 3 raid1
+r56 5 left-symmetric 64K 3 4 --level 6 raid6"
 
 disks=() table=""
 while read -r a level layout chunk n after opt value want; do
@@ -25,8 +28,8 @@ while read -r a level layout chunk n after opt value want; do
     { cat "$T/create.log" >&2; die "nbdraid create $a failed"; }
   start_server "$conf"
   if [ "$after" -gt "$n" ]; then
-    truncate -s 8M "$T/$a/d2.img"
-    "$NBDRAID" add "$conf" "$T/$a/d2.img" > /dev/null || die "$a: add refused"
+    truncate -s 8M "$T/$a/d$n.img"
+    "$NBDRAID" add "$conf" "$T/$a/d$n.img" > /dev/null || die "$a: add refused"
   fi
   "$NBDRAID" grow "$conf" "$opt" "$value" > /dev/null || die "$a: grow $opt $value refused"
   "$NBDRAID" wait "$conf" > /dev/null
@@ -52,7 +55,8 @@ while read -r a want n size sum; do
   fi
   level=\$(cat /sys/block/\$md/md/level)
   disks=\$(cat /sys/block/\$md/md/raid_disks)
-  if [ "\$level" = "\$want" ] && [ "\$disks" = "\$n" ]; then ok "\$a: md sees \$level of \$disks"
+  layout=\$(cat /sys/block/\$md/md/layout)
+  if [ "\$level" = "\$want" ] && [ "\$disks" = "\$n" ]; then ok "\$a: md sees \$level of \$disks, layout \$layout"
   else fail "\$a: md sees \$level of \$disks, not \$want of \$n"; fi
   md_holds "\$a" /dev/\$md \$size \$sum
   md_check "\$a" \$md

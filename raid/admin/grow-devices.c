@@ -14,16 +14,6 @@
 
 #include "array.h"
 
-/* Can spare i take a role: active and big enough? */
-static bool
-spare_fits (const struct raid_array *a, unsigned i)
-{
-  const struct raid_slot *s = &a->spares[i];
-
-  return slot_state (s) == SLOT_ACTIVE && s->io
-         && s->io->size_bytes >= s->data_offset_bytes + a->geo.member_bytes;
-}
-
 /* Spares that can take a role. */
 static unsigned
 usable_spares (const struct raid_array *a)
@@ -31,7 +21,7 @@ usable_spares (const struct raid_array *a)
   unsigned i, n = 0;
 
   for (i = 0; i < a->nspares; i++)
-    n += spare_fits (a, i);
+    n += array_spare_fits (a, i);
   return n;
 }
 
@@ -153,7 +143,7 @@ add_roles (struct raid_array *a, unsigned n, char *changed, size_t changedlen)
     memset (&a->slots[r], 0, sizeof a->slots[r]);
     a->slots[r].state = SLOT_MISSING;
     a->geo.members = r + 1;
-    for (i = 0; !spare_fits (a, i); i++)
+    for (i = 0; !array_spare_fits (a, i); i++)
       ; /* check_array counted enough */
     /* The config's spare line of this device becomes a member line. */
     used += (size_t)snprintf (changed + used,

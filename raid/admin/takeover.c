@@ -2,8 +2,11 @@
  * moving data ("takeover", md's level ->takeover()): a 2-member RAID1
  * becomes a 2-member RAID5 (raid5_takeover_raid1) and back
  * (raid1_takeover), since a 2-disk RAID5's parity is a copy of its one
- * data chunk, at the same offset, on either disk.  The superblocks get
- * the new level, layout and chunk (events+1) and the level's request
+ * data chunk, at the same offset, on either disk; a RAID5 becomes a
+ * RAID6 of one more member with the -6 layout, Q on the new last
+ * member, which alone is built (raid6_takeover), and back, the Q disk
+ * left as a spare (raid5_takeover_raid6).  The superblocks get the new
+ * level, layout, chunk and roles (events+1) and the level's request
  * paths are swapped with no request inside the engine.
  */
 #include <config.h>
@@ -67,9 +70,64 @@ raid5_to_raid1 (const struct raid_array *a, struct raid_geometry *g, char *err,
   return 0;
 }
 
+/* raid6_takeover: a RAID5 of 3 or more members gains a Q disk, the
+ * last, from the spares; its layout is the same one with -6, so only
+ * the Q disk is built (a recovery of its role). */
+static int
+raid5_to_raid6 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  unsigned i;
+
+  if (a->geo.members < 3)
+    return array_refuse (err, errlen,
+                         "array %s has %u members: md takes a RAID5 of 3 or "
+                         "more to RAID6",
+                         a->name, a->geo.members);
+  for (i = 0; i < a->nspares && !array_spare_fits (a, i); i++)
+    ;
+  if (i == a->nspares)
+    return array_refuse (err, errlen,
+                         "array %s needs 1 spare for the Q disk, array has 0 "
+                         "(add one with nbdraid add first)",
+                         a->name);
+  g->level = 6;
+  g->layout += LAYOUT_RAID6_OFFSET;
+  g->members++;
+  return 0;
+}
+
+/* raid5_takeover_raid6: a RAID6 whose Q is on its last member (a -6
+ * layout) drops it and is the RAID5 of the same layout; the device
+ * that held Q becomes a spare, as md leaves it. */
+static int
+raid6_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  char name[64];
+
+  if (a->geo.layout < LAYOUT_RAID6_OFFSET)
+    return array_refuse (
+        err, errlen,
+        "array %s has layout %s, its Q rotating: md takes "
+        "only a -6 layout (Q on the last member) to RAID5",
+        a->name, raid_layout_name (6, a->geo.layout, name, sizeof name));
+  if (a->nspares == RAID_MAX_MEMBERS)
+    return array_refuse (err, errlen,
+                         "array %s has too many spares to take its Q disk "
+                         "as one",
+                         a->name);
+  g->level = 5;
+  g->layout -= LAYOUT_RAID6_OFFSET;
+  g->members--;
+  return 0;
+}
+
 static const struct takeover takeovers[] = {
   { 1, 5, "raid5_takeover_raid1", raid1_to_raid5 },
   { 5, 1, "raid1_takeover", raid5_to_raid1 },
+  { 5, 6, "raid6_takeover", raid5_to_raid6 },
+  { 6, 5, "raid5_takeover_raid6", raid6_to_raid5 },
 };
 
 /* What the array must be: writable, whole, idle, synced, of its own
@@ -119,7 +177,7 @@ check_array (struct raid_array *a, char *err, size_t errlen)
   return 0;
 }
 
-/* The superblocks say the new level, layout and chunk. */
+/* The superblocks say the new level, layout, chunk and member count. */
 static void
 write_shape (struct raid_array *a)
 {
@@ -130,6 +188,41 @@ write_shape (struct raid_array *a)
     sb->level = a->geo.level;
     sb->layout = a->geo.layout;
     sb->chunk_sectors = (uint32_t)(a->geo.chunk_bytes / 512);
+    sb->raid_disks = a->geo.members;
+  }
+}
+
+/* RAID5 to RAID6: a spare takes the new last role, Q, recovering from
+ * 0 once the superblocks say so (the scheduler starts it). */
+static void
+add_q_disk (struct raid_array *a, char *changed, size_t changedlen)
+{
+  unsigned r = a->geo.members - 1, i;
+
+  memset (&a->slots[r], 0, sizeof a->slots[r]);
+  a->slots[r].state = SLOT_MISSING;
+  for (i = 0; !array_spare_fits (a, i); i++)
+    ; /* raid5_to_raid6 found one */
+  snprintf (changed, changedlen, "%s\n", a->spares[i].path);
+  array_promote_spare (a, i, r);
+}
+
+/* RAID6 to RAID5: the old last role, Q (now at a->geo.members), becomes
+ * a spare, in every superblock. */
+static void
+drop_q_disk (struct raid_array *a, char *changed, size_t changedlen)
+{
+  struct raid_slot *q = &a->slots[a->geo.members];
+  uint32_t dev = q->sb.dev_number;
+  unsigned i;
+
+  snprintf (changed, changedlen, "%s\n", q->path);
+  a->spares[a->nspares++] = *q;
+  memset (q, 0, sizeof *q);
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct md_superblock *sb = &array_slot (a, i)->sb;
+    if (dev < sb->max_dev)
+      sb->dev_roles[dev] = MD_ROLE_SPARE;
   }
 }
 
@@ -139,8 +232,8 @@ write_shape (struct raid_array *a)
  * one event apart: assembly takes the freshest as the reference, and
  * either shape holds the same bytes. */
 static int
-apply (struct raid_array *a, const struct raid_geometry *g, char *err,
-       size_t errlen)
+apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
+       size_t changedlen, char *err, size_t errlen)
 {
   const struct raid_level_ops *old_ops = a->ops;
   struct raid_geometry old = a->geo;
@@ -159,6 +252,10 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *err,
   /* It was in sync: it is, in the new level's units. */
   __atomic_store_n (&a->resync_front, a->ops->sync_units (a), __ATOMIC_RELEASE);
   pthread_mutex_lock (&a->sb_lock);
+  if (g->members > old.members)
+    add_q_disk (a, changed, changedlen);
+  else if (g->members < old.members)
+    drop_q_disk (a, changed, changedlen);
   write_shape (a);
   if (array_write_superblocks_locked (a) == -1) {
     pthread_mutex_unlock (&a->sb_lock);
@@ -172,8 +269,9 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *err,
 }
 
 int
-raid_admin_takeover (struct raid_array *a, const char *level, char *done,
-                     size_t donelen, char *err, size_t errlen)
+raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
+                     size_t changedlen, char *done, size_t donelen, char *err,
+                     size_t errlen)
 {
   const struct raid_level *l = raid_level_parse (level);
   const struct takeover *t = NULL;
@@ -181,6 +279,7 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *done,
   int old = a->geo.level, r;
   size_t i;
 
+  changed[0] = '\0';
   if (!l)
     return array_refuse (err, errlen,
                          "'%s' is not a level (0, 1, 5, 6, 10, or raid5...)",
@@ -195,7 +294,7 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *done,
     return array_refuse (err, errlen,
                          "array %s: RAID%d to RAID%d is not supported "
                          "(grow --level takes a 2-member RAID1 to RAID5 "
-                         "and back)",
+                         "and back, a RAID5 to RAID6 and back)",
                          a->name, a->geo.level, l->md_level);
   pthread_mutex_lock (&a->sb_lock);
   r = check_array (a, err, errlen);
@@ -214,7 +313,7 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *done,
   r = check_array (a, err, errlen); /* a member may have failed meanwhile */
   pthread_mutex_unlock (&a->sb_lock);
   if (r == 0)
-    r = apply (a, &g, err, errlen);
+    r = apply (a, &g, changed, changedlen, err, errlen);
   array_unquiesce (a);
   array_release_requests (a);
   if (r == -1)

@@ -286,6 +286,8 @@ void job_buffers_free (struct job_buffers *b);
  * listed outside the roles, faulty, until the admin removes it.  With
  * the array quiesced and sb_lock held. */
 void array_promote_spare (struct raid_array *a, unsigned i, unsigned r);
+/* Can spare i take a role: active, and big enough for the array? */
+bool array_spare_fits (const struct raid_array *a, unsigned i);
 
 /* Flush the members (raid_flush, from inside the engine: no gate). */
 int array_flush (struct raid_array *a);

@@ -110,6 +110,15 @@ can_check_degraded (const struct raid_array *a)
   return a->geo.parity_members > 0 && lost < a->geo.parity_members;
 }
 
+bool
+array_spare_fits (const struct raid_array *a, unsigned i)
+{
+  const struct raid_slot *s = &a->spares[i];
+
+  return slot_state (s) == SLOT_ACTIVE && s->io &&
+    s->io->size_bytes >= s->data_offset_bytes + a->geo.member_bytes;
+}
+
 void
 array_promote_spare (struct raid_array *a, unsigned i, unsigned r)
 {
@@ -173,9 +182,7 @@ choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
     if (!is_empty_role (&a->slots[m]))
       continue;
     for (i = 0; i < a->nspares; i++)
-      if (slot_state (&a->spares[i]) == SLOT_ACTIVE &&
-          a->spares[i].io->size_bytes >=
-          a->spares[i].data_offset_bytes + a->geo.member_bytes) {
+      if (array_spare_fits (a, i)) {
         *promote_spare_i = (int) i;
         *promote_role = (int) m;
         return;

@@ -315,8 +315,9 @@ role_line (const struct raid_config *cfg, char **lines, size_t n,
 
 int
 raid_config_change_roles (const struct raid_config *cfg, const char *paths,
-                          bool promote, char *err, size_t errlen)
+                          enum raid_role_change how, char *err, size_t errlen)
 {
+  bool promote = how == RAID_ROLES_PROMOTE;
   size_t n = 0, i, at;
   char **lines = read_lines (cfg->file, &n), *path = NULL, *changed;
   const char *p, *nl;
@@ -337,10 +338,13 @@ raid_config_change_roles (const struct raid_config *cfg, const char *paths,
       goto out;
     }
     /* A spare taking a new role becomes a member line, its path and
-     * options kept; a dropped role's member line is commented out,
-     * since the member lines count the roles. */
+     * options kept, and a member leaving the roles a spare line; a
+     * dropped role's member line is commented out, since the member
+     * lines count the roles. */
     if (promote)
       r = asprintf (&changed, "member = %s", lines[i] + at);
+    else if (how == RAID_ROLES_DEMOTE)
+      r = asprintf (&changed, "spare = %s", lines[i] + at);
     else
       r = asprintf (&changed, "# dropped by nbdraid grow: %s", lines[i]);
     if (r == -1)

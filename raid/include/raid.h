@@ -150,19 +150,25 @@ int raid_config_add_spare (const struct raid_config *cfg, const char *path,
                            char *err, size_t errlen);
 int raid_config_drop_device (const struct raid_config *cfg, const char *path,
                              char *err, size_t errlen);
-/* After nbdraid grow --raid-devices: paths (one a line) are the spares
- * that took new roles (promote: their lines become member lines) or
- * the roles dropped (their member lines, or lines saying missing, are
- * commented out).  0, or -1 with err. */
 /* After nbdraid grow --level: the [array] section's level, layout and
  * chunk lines say the new shape (a level without a layout or chunk has
  * those lines commented out), and cfg follows.  0, or -1 with err. */
 int raid_config_set_level (struct raid_config *cfg, int level,
                            uint32_t layout, uint64_t chunk_bytes, char *err,
                            size_t errlen);
+/* After nbdraid grow --raid-devices or --level: paths (one a line)
+ * are the spares that took new roles (their lines become member
+ * lines), the roles dropped (their member lines, or lines saying
+ * missing, are commented out), or members that became spares (their
+ * lines become spare lines).  0, or -1 with err. */
+enum raid_role_change {
+  RAID_ROLES_PROMOTE,
+  RAID_ROLES_DROP,
+  RAID_ROLES_DEMOTE,
+};
 int raid_config_change_roles (const struct raid_config *cfg,
-                              const char *paths, bool promote, char *err,
-                              size_t errlen);
+                              const char *paths, enum raid_role_change how,
+                              char *err, size_t errlen);
 
 /* ---- levels (raid/format/level.c) -------------------------------- */
 
@@ -437,10 +443,13 @@ unsigned raid_shared_spares (struct raid_array *a, const char **out,
                              unsigned max);
 const char *raid_name (const struct raid_array *a);
 /* Change the level without moving data, as md's takeovers do
- * (mdadm --grow --level): a 2-member RAID1 to RAID5 and back. */
+ * (mdadm --grow --level): a 2-member RAID1 to RAID5 and back, a RAID5
+ * to RAID6 with one more member (a spare, rebuilt as Q) and back (Q's
+ * device left a spare).  changed gets the path whose config line
+ * changes: the spare that became Q, or Q that became a spare. */
 int raid_admin_takeover (struct raid_array *a, const char *level,
-                         char *done, size_t donelen, char *err,
-                         size_t errlen);
+                         char *changed, size_t changedlen, char *done,
+                         size_t donelen, char *err, size_t errlen);
 /* Its member count: the roles, raid_disks. */
 unsigned raid_members (const struct raid_array *a);
 /* The array named name: a itself or one nested in it; NULL if none. */

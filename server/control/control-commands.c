@@ -685,13 +685,17 @@ control_command (struct control *c, struct raid_array *a,
     /* The superblocks carry the new count: the member lines follow. */
     if (r == 0)
       r = raid_config_change_roles (t.cfg, changed,
-                                    raid_members (t.a) > before, err,
-                                    sizeof err);
+                                    raid_members (t.a) > before
+                                        ? RAID_ROLES_PROMOTE
+                                        : RAID_ROLES_DROP,
+                                    err, sizeof err);
     answer (fp, r, err, done);
     control_kick (c);           /* the recovery of the new mirrors */
   }
   else if (strcmp (w[0], "grow") == 0 && n == 3 &&
            strcmp (w[1], "--level") == 0) {
+    char changed[4096];
+    unsigned before = raid_members (t.a);
     struct raid_shape sh;
 
     if (t.a != a) {
@@ -701,14 +705,18 @@ control_command (struct control *c, struct raid_array *a,
       r = -1;
     }
     else
-      r = raid_admin_takeover (t.a, w[2], done, sizeof done, err,
-                               sizeof err);
+      r = raid_admin_takeover (t.a, w[2], changed, sizeof changed, done,
+                               sizeof done, err, sizeof err);
     /* The superblocks carry the new level: the config follows. */
     if (r == 0) {
       raid_get_shape (t.a, &sh);
       r = raid_config_set_level (cfg, sh.level, sh.layout, sh.chunk_bytes,
                                  err, sizeof err);
     }
+    if (r == 0 && sh.members != before)
+      r = raid_config_change_roles (cfg, changed, sh.members > before
+                                    ? RAID_ROLES_PROMOTE : RAID_ROLES_DEMOTE,
+                                    err, sizeof err);
     answer (fp, r, err, done);
     control_kick (c);
   }
