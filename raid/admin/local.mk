@@ -17,3 +17,8 @@ check_PROGRAMS += %reldir%/test-grow
 %canon_reldir%_test_grow_SOURCES = %reldir%/test-grow.c $(TEST_ARRAY)
 %canon_reldir%_test_grow_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_grow_LDADD = raid/libraid.la
+
+check_PROGRAMS += %reldir%/test-takeover
+%canon_reldir%_test_takeover_SOURCES = %reldir%/test-takeover.c $(TEST_ARRAY)
+%canon_reldir%_test_takeover_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_takeover_LDADD = raid/libraid.la
