@@ -4,10 +4,12 @@
 # only it is built, as Q of the -6 layout (left-symmetric-6: the RAID5
 # layout on members 0-2, Q always on 3); then --level 5 back (md's
 # raid5_takeover_raid6): member 3 leaves the roles and is a spare.
-# After each change the superblocks (mdadm --examine), the status and
-# the config say the new level, layout and members; every byte reads
-# back, a check finds no mismatch, the array assembles again from the
-# rewritten config and the members match md's layout (md-model.py).
+# The monitor reports the Q disk's recovery as any (RebuildStarted ...
+# SpareActive).  After each change the superblocks (mdadm --examine),
+# the status and the config say the new level, layout and members;
+# every byte reads back, a check finds no mismatch, the array assembles
+# again from the rewritten config and the members match md's layout
+# (md-model.py).
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdcopy
@@ -50,7 +52,17 @@ change () {
   cmp "$T/data" "$T/out" || die "data differs after the restart as RAID$level"
 }
 
+# The monitor sees the Q disk built, as any recovery.
+"$NBDRAID" monitor "$conf" --no-reconnect > "$T/mon.out" 2> "$T/mon.err" &
+mon=$!
+cleanup_fn "kill $mon 2>/dev/null"
+wait_for 10 grep -q "^monitoring array test" "$T/mon.out" ||
+  die "the monitor did not subscribe: $(cat "$T/mon.out" "$T/mon.err")"
 change 6
+grep -q "RebuildStarted test $dir/d3.img recovery" "$T/mon.out" &&
+  grep -q "RebuildFinished test $dir/d3.img recovery" "$T/mon.out" &&
+  grep -q "SpareActive test $dir/d3.img" "$T/mon.out" ||
+  die "the monitor did not see the Q disk built: $(cat "$T/mon.out")"
 grep -q "recovery of member 3 ($dir/d3.img) starts at 0" "$T/nbdkit.log" ||
   die "the Q disk was not recovered: $(grep -i recovery "$T/nbdkit.log")"
 status_is "j['members'] == 4 and j['layout'] == 'left-symmetric-6'" ||
