@@ -1,6 +1,6 @@
 # raid/admin: what the control plane asks of a running array: status,
-# fail, remove, add, replace, re-add, readonly, grow; spares shared by nested arrays;
-# housekeeping.
+# fail, remove, add, replace, re-add, readonly, grow (size, mirror
+# count, level); spares shared by nested arrays; housekeeping.
 noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
