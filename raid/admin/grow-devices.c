@@ -103,31 +103,37 @@ renumber (struct raid_array *a, unsigned n, const uint16_t *map)
   }
 }
 
-/* Drop the empty roles beyond n, the devices left moving down in
- * order.  With the array quiesced and sb_lock held. */
+/* Keep n roles, as raid1_reshape: the devices move down to roles 0..
+ * in order, the empty roles that remain after them; the other empty
+ * roles go.  old has room for a copy of the roles.  With the array
+ * quiesced and sb_lock held. */
 static void
-drop_roles (struct raid_array *a, unsigned n, char *changed, size_t changedlen)
+drop_roles (struct raid_array *a, unsigned n, struct raid_slot *old,
+            char *changed, size_t changedlen)
 {
   uint16_t map[RAID_MAX_MEMBERS];
-  unsigned m, to = 0, drop = a->geo.members - n;
+  unsigned m, to = 0, pass;
   size_t used = 0;
 
-  for (m = 0; m < a->geo.members; m++) {
-    struct raid_slot s = a->slots[m];
-    if (s.io || drop == 0) {
-      map[m] = (uint16_t)to;
-      a->slots[to++] = s;
-      continue;
+  memcpy (old, a->slots, a->geo.members * sizeof *old);
+  for (pass = 0; pass < 2; pass++)
+    for (m = 0; m < a->geo.members; m++) {
+      struct raid_slot *s = &old[m];
+      if ((s->io != NULL) != (pass == 0))
+        continue;
+      if (to < n) {
+        map[m] = (uint16_t)to;
+        a->slots[to++] = *s;
+        continue;
+      }
+      map[m] = MD_ROLE_FAULTY;
+      /* The config's member line of this role goes (control plane). */
+      used += (size_t)snprintf (
+          changed + used, used < changedlen ? changedlen - used : 0, "%s\n",
+          s->path ? s->path : RAID_MEMBER_MISSING);
+      free (s->path);
+      free (s->controller);
     }
-    map[m] = MD_ROLE_FAULTY;
-    drop--;
-    /* The config's member line of this role goes (control plane). */
-    used += (size_t)snprintf (changed + used,
-                              used < changedlen ? changedlen - used : 0, "%s\n",
-                              s.path ? s.path : RAID_MEMBER_MISSING);
-    free (s.path);
-    free (s.controller);
-  }
   renumber (a, n, map);
 }
 
@@ -153,28 +159,34 @@ add_roles (struct raid_array *a, unsigned n, char *changed, size_t changedlen)
   }
 }
 
-/* With requests held (none inside the engine) and the array quiesced: the slots, the geometry and
- * the level's state take the new count, then the superblocks (events+1)
- * carry it before any new role is rebuilt, so a crash leaves either
- * the old array or the new one with its new roles recovering from
+/* With requests held (none inside the engine) and the array quiesced: the
+ * slots, the geometry and the level's state take the new count, then the
+ * superblocks (events+1) carry it before any new role is rebuilt, so a crash
+ * leaves either the old array or the new one with its new roles recovering from
  * their recovery_offset. */
 static int
 apply (struct raid_array *a, unsigned n, char *changed, size_t changedlen,
        char *err, size_t errlen)
 {
   struct raid_geometry g = a->geo;
+  struct raid_slot *old = malloc (a->geo.members * sizeof *old);
   int r;
 
   g.members = n;
-  if (geometry_init (&g, err, errlen) == -1)
+  if (!old)
+    return array_refuse (err, errlen, "%s", strerror (ENOMEM));
+  if (geometry_init (&g, err, errlen) == -1) {
+    free (old);
     return -1;
+  }
   if (a->ops->teardown)
     a->ops->teardown (a);
   a->level_state = NULL;
   if (n < a->geo.members)
-    drop_roles (a, n, changed, changedlen);
+    drop_roles (a, n, old, changed, changedlen);
   else
     add_roles (a, n, changed, changedlen);
+  free (old);
   a->geo = g;
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
@@ -215,7 +227,7 @@ raid_admin_grow_devices (struct raid_array *a, const char *count, char *changed,
   if (r == -1)
     return -1;
   array_hold_requests (a);
-  behind_drain (a);             /* no write behind to a role that moves */
+  behind_drain (a); /* no write behind to a role that moves */
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
   /* Checked again: a member may have failed, a job started. */

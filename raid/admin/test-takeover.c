@@ -44,15 +44,15 @@ run_jobs (struct raid_array *a)
     ;
 }
 
-/* Add a blank file as a spare. */
+/* Add a blank file as a spare, NAME-spareK.img. */
 static int
-add_spare (struct raid_array *a, const char *dir, const char *name, char *err,
-           size_t errlen)
+add_spare (struct raid_array *a, const char *dir, const char *name, unsigned k,
+           char *err, size_t errlen)
 {
   char path[512];
   int fd;
 
-  snprintf (path, sizeof path, "%s/%s-spare.img", dir, name);
+  snprintf (path, sizeof path, "%s/%s-spare%u.img", dir, name, k);
   fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd == -1 || ftruncate (fd, MEMBER_BYTES) == -1) {
     snprintf (err, errlen, "%s: %s", path, strerror (errno));
@@ -62,6 +62,38 @@ add_spare (struct raid_array *a, const char *dir, const char *name, char *err,
   }
   close (fd);
   return raid_admin_add (a, path, err, errlen);
+}
+
+/* Which device holds each role, in order: words of want, each a member
+ * number ("1": NAME-1.img) or "spare" (a spare added since). */
+static int
+check_roles (struct raid_array *a, const char *name, const char *want)
+{
+  struct raid_status *st = malloc (sizeof *st);
+  const char *w = want;
+  char word[32], expect[64];
+  unsigned role = 0, i;
+  int r = 0, used;
+
+  if (!st)
+    return -1;
+  raid_get_status (a, st);
+  for (; sscanf (w, "%31s%n", word, &used) == 1; w += used, role++) {
+    snprintf (expect, sizeof expect, "/%s-%s", name, word);
+    for (i = 0; i < st->ndevices && st->dev[i].role != (int)role; i++)
+      ;
+    if (i == st->ndevices || !strstr (st->dev[i].path, expect)) {
+      fail ("%s: role %u is %s, not %s...", name, role,
+            i == st->ndevices ? "empty" : st->dev[i].path, expect);
+      r = -1;
+    }
+  }
+  if (r == 0) {
+    checks++;
+    printf ("ok: %s: the roles hold %s\n", name, want);
+  }
+  free (st);
+  return r;
 }
 
 /* After a change: the work it left done, a check clean, the old data
@@ -119,7 +151,7 @@ run_case (const char *dir, const char *name, const char *array_keys,
   char err[1024], done[512], changed[4096], removed[512];
   uint8_t *data = NULL, *back = NULL;
   struct raid_array *a;
-  unsigned seed = 1;
+  unsigned seed = 1, spares = 0;
   int r = 1;
 
   a = test_array (dir, name, array_keys, members, MEMBER_BYTES, &clean, &cfg,
@@ -147,8 +179,13 @@ run_case (const char *dir, const char *name, const char *array_keys,
     else if (strncmp (*steps, "devices", 7) == 0)
       s = raid_admin_grow_devices (a, arg, changed, sizeof changed, done,
                                    sizeof done, err, sizeof err);
+    else if (strncmp (*steps, "roles", 5) == 0) {
+      if (check_roles (a, name, arg) == -1)
+        goto out;
+      continue;
+    }
     else if (strncmp (*steps, "spare", 5) == 0) {
-      if (add_spare (a, dir, name, err, sizeof err) == -1) {
+      if (add_spare (a, dir, name, spares++, err, sizeof err) == -1) {
         fail ("%s: add: %s", name, err);
         goto out;
       }
@@ -186,6 +223,13 @@ main (void)
   static const char *const mirror_to_parity[] = { "level 5", "level 1", NULL };
   static const char *const mirrors[]
       = { "spare", "devices 3", "fail 2", "devices 2", NULL };
+  /* Roles 0 and 2 of four emptied (spare0 had taken 2, spare1 3):
+   * md's raid1_reshape moves 1 and 3 down to 0 and 1 and keeps the
+   * empty role last, where spare2, added then, goes. */
+  static const char *const compact[]
+      = { "spare",  "spare", "devices 4", "fail 0",
+          "fail 2", "spare", "devices 3", "roles 1 spare1 spare2",
+          NULL };
   static const char *const parity_q[]
       = { "spare", "level 6", "level 5", "level 6", NULL };
   char dir[] = "/tmp/nbdraid-test-takeover.XXXXXX";
@@ -198,6 +242,8 @@ main (void)
   }
   failed |= run_case (dir, "raid1-5", "level = 1\n", 2, mirror_to_parity);
   failed |= run_case (dir, "raid1-3", "level = 1\nbitmap = none\n", 2, mirrors);
+  failed |= run_case (dir, "raid1-compact", "level = 1\nbitmap = none\n", 2,
+                      compact);
   failed |= run_case (dir, "raid5-6", "level = 5\nchunk = 64K\n", 3, parity_q);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
