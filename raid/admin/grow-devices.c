@@ -134,6 +134,8 @@ drop_roles (struct raid_array *a, unsigned n, struct raid_slot *old,
       free (s->path);
       free (s->controller);
     }
+  /* No stale copy of a role stays past the last. */
+  memset (&a->slots[n], 0, (a->geo.members - n) * sizeof *a->slots);
   renumber (a, n, map);
 }
 

@@ -226,11 +226,12 @@ drop_q_disk (struct raid_array *a, char *changed, size_t changedlen)
   }
 }
 
-/* With no request inside the engine and the array quiesced: the new
- * request paths, geometry and level state, then the superblocks
- * (events+1).  A crash before those are all written leaves members
- * one event apart: assembly takes the freshest as the reference, and
- * either shape holds the same bytes. */
+/* With no request inside the engine, the array quiesced and sb_lock
+ * held (the heartbeat reads the roles): the new request paths,
+ * geometry and level state, then the superblocks (events+1).  A crash
+ * before those are all written leaves members one event apart:
+ * assembly takes the freshest as the reference, and either shape holds
+ * the same bytes (a Q disk not yet built is recovering). */
 static int
 apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
        size_t changedlen, char *err, size_t errlen)
@@ -251,20 +252,16 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
   }
   /* It was in sync: it is, in the new level's units. */
   __atomic_store_n (&a->resync_front, a->ops->sync_units (a), __ATOMIC_RELEASE);
-  pthread_mutex_lock (&a->sb_lock);
   if (g->members > old.members)
     add_q_disk (a, changed, changedlen);
   else if (g->members < old.members)
     drop_q_disk (a, changed, changedlen);
   write_shape (a);
-  if (array_write_superblocks_locked (a) == -1) {
-    pthread_mutex_unlock (&a->sb_lock);
+  if (array_write_superblocks_locked (a) == -1)
     return array_refuse (err, errlen,
                          "array %s failed while its superblocks "
                          "were written",
                          a->name);
-  }
-  pthread_mutex_unlock (&a->sb_lock);
   return 0;
 }
 
@@ -311,9 +308,9 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
   r = check_array (a, err, errlen); /* a member may have failed meanwhile */
-  pthread_mutex_unlock (&a->sb_lock);
   if (r == 0)
     r = apply (a, &g, changed, changedlen, err, errlen);
+  pthread_mutex_unlock (&a->sb_lock);
   array_unquiesce (a);
   array_release_requests (a);
   if (r == -1)
