@@ -167,6 +167,10 @@ def raid6_stripe(s, n, layout):
         p = (n - 1 - s % n) if layout == 2 else s % n
         q = (p + 1) % n
         data = [(p + 2 + i) % n for i in range(d)]
+    elif layout in (16, 17, 18, 19):        # the same "-6": RAID5's
+        # layout on disks 0..n-2 (rotating over n-1), Q on disk n-1
+        r5 = raid5_stripe(s, n - 1, layout - 16)
+        p, q, data = r5.p, n - 1, list(r5.data)
     else:
         raise ModelError("unsupported RAID6 layout %d" % layout)
     # Syndrome order: walk the disks in device order starting at the disk
@@ -411,8 +415,10 @@ class Array:
             if n < parity + 1 or (level == 6 and n < 4):
                 raise ModelError("RAID%d with %d disks is not supported"
                                  % (level, n))
-            if self.layout not in RAID5_LAYOUT_NAMES:
-                raise ModelError("unsupported RAID%d layout %d (only 0-3)"
+            if not (self.layout in RAID5_LAYOUT_NAMES or
+                    (level == 6 and self.layout - 16 in RAID5_LAYOUT_NAMES)):
+                raise ModelError("unsupported RAID%d layout %d (only 0-3, "
+                                 "and 16-19 for RAID6)"
                                  % (level, self.layout))
             self._need_chunk()
             # md rounds the per-member size down to whole chunks.
@@ -601,6 +607,12 @@ def selftest():
         (1, 4): (4, 0, [1, 2, 3], [0, 1, 2]),
         (3, 0): (0, 1, [2, 3, 4], [0, 1, 2]),
         (3, 4): (4, 0, [1, 2, 3], [0, 1, 2]),
+        # -6: RAID5 on disks 0-3, Q on disk 4; Q counts from disk 0.
+        (16, 1): (2, 4, [0, 1, 3], [0, 1, 2]),
+        (17, 1): (1, 4, [0, 2, 3], [0, 1, 2]),
+        (18, 0): (3, 4, [0, 1, 2], [0, 1, 2]),
+        (18, 1): (2, 4, [3, 0, 1], [2, 0, 1]),
+        (19, 1): (1, 4, [2, 3, 0], [1, 2, 0]),
     }
     for (layout, s), want in sorted(r6.items()):
         st = raid6_stripe(s, 5, layout)
@@ -626,6 +638,12 @@ def selftest():
                     if layout >= 2:
                         expect("raid6 symmetric k == i", st.qcoef,
                                list(range(n - 2)))
+                    st = raid6_stripe(s, n, layout + 16)
+                    expect("raid6 n=%d layout %d stripe %d is a permutation"
+                           % (n, layout + 16, s),
+                           sorted([st.p, st.q] + st.data), list(range(n)))
+                    expect("raid6 n=%d layout %d: Q on the last disk"
+                           % (n, layout + 16), st.q, n - 1)
 
     # RAID0.
     expect("raid0 n=3 chunk 5", raid0_place(5, 3), (2, 1))

@@ -604,3 +604,9 @@ raid_name (const struct raid_array *a)
 {
   return a->name;
 }
+
+unsigned
+raid_members (const struct raid_array *a)
+{
+  return a->geo.members;
+}

@@ -1,12 +1,14 @@
 # raid/admin: what the control plane asks of a running array: status,
-# fail, remove, add, replace, re-add, readonly, grow; spares shared by nested arrays;
-# housekeeping.
+# fail, remove, add, replace, re-add, readonly, grow (size, mirror
+# count, level); spares shared by nested arrays; housekeeping.
 noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
 	%reldir%/grow.c \
+	%reldir%/grow-devices.c \
 	%reldir%/maintenance.c \
 	%reldir%/readonly.c \
+	%reldir%/takeover.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
 %canon_reldir%_libadmin_la_CPPFLAGS = $(ADMIN_INCLUDES)
 %canon_reldir%_libadmin_la_CFLAGS = $(ENGINE_CFLAGS)
@@ -15,3 +17,8 @@ check_PROGRAMS += %reldir%/test-grow
 %canon_reldir%_test_grow_SOURCES = %reldir%/test-grow.c $(TEST_ARRAY)
 %canon_reldir%_test_grow_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_grow_LDADD = raid/libraid.la
+
+check_PROGRAMS += %reldir%/test-takeover
+%canon_reldir%_test_takeover_SOURCES = %reldir%/test-takeover.c $(TEST_ARRAY)
+%canon_reldir%_test_takeover_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_takeover_LDADD = raid/libraid.la

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -442,6 +443,47 @@ array_requests (const struct raid_array *a, struct raid_requests *out)
   out->busy_ns = __atomic_load_n (&rq->busy_ns, __ATOMIC_RELAXED);
 }
 
+/* Every request the engine serves passes this gate: a level change
+ * (nbdraid grow --level) swaps the request paths and the geometry
+ * with no request inside, and new ones wait at the gate meanwhile. */
+static void
+request_enter (struct raid_array *a)
+{
+  const struct timespec ms = { 0, 1000000 };
+
+  /* Counted before hold_requests is looked at, as array_start_write
+   * does: array_hold_requests sets it before it counts us. */
+  __atomic_add_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&a->hold_requests, __ATOMIC_SEQ_CST)) {
+    __atomic_sub_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n (&a->hold_requests, __ATOMIC_SEQ_CST))
+      nanosleep (&ms, NULL);
+    __atomic_add_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
+  }
+}
+
+static void
+request_leave (struct raid_array *a)
+{
+  __atomic_sub_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
+}
+
+void
+array_hold_requests (struct raid_array *a)
+{
+  const struct timespec ms = { 0, 1000000 };
+
+  __atomic_store_n (&a->hold_requests, true, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&a->requests_in_flight, __ATOMIC_SEQ_CST))
+    nanosleep (&ms, NULL);
+}
+
+void
+array_release_requests (struct raid_array *a)
+{
+  __atomic_store_n (&a->hold_requests, false, __ATOMIC_SEQ_CST);
+}
+
 /* Read data through the level, counted as client I/O (which background
  * work yields to). */
 int
@@ -455,9 +497,11 @@ raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
     return -1;
   started_ns = request_start (&a->requests.reads, &a->requests.read_bytes,
                               count);
+  request_enter (a);
   ticket = retired_enter (&a->retired);
   r = a->ops->read (a, buf, count, offset);
   retired_exit (&a->retired, ticket);
+  request_leave (a);
   return request_end (a, started_ns, r);
 }
 
@@ -481,6 +525,7 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   started_ns = buf
     ? request_start (&a->requests.writes, &a->requests.write_bytes, count)
     : request_start (&a->requests.zeroes, &a->requests.zero_bytes, count);
+  request_enter (a);
   first = a->ops->sync_unit_of (a, offset);
   last = a->ops->sync_unit_of (a, offset + count - 1);
   ticket = retired_enter (&a->retired);
@@ -488,10 +533,11 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
   if (r == 0) {
     r = a->ops->write (a, buf, count, offset);
     if (r == 0 && fua)
-      r = raid_flush (a);
+      r = array_flush (a);
     array_end_write (a, first, last);
   }
   retired_exit (&a->retired, ticket);
+  request_leave (a);
   return request_end (a, started_ns, r);
 }
 
@@ -514,6 +560,17 @@ raid_zero (struct raid_array *a, uint64_t count, uint64_t offset, bool fua)
  * write-mostly copies.  A member whose flush fails is failed. */
 int
 raid_flush (struct raid_array *a)
+{
+  int r;
+
+  request_enter (a);
+  r = array_flush (a);
+  request_leave (a);
+  return r;
+}
+
+int
+array_flush (struct raid_array *a)
 {
   struct io_batch b;
   unsigned i, ticket;
@@ -614,8 +671,10 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
 
   if (check_range (a, count, offset))
     return -1;
+  request_enter (a);
   ticket = retired_enter (&a->retired);
   r = extents (a, count, offset, fn, opaque);
   retired_exit (&a->retired, ticket);
+  request_leave (a);
   return r;
 }

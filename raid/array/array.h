@@ -145,6 +145,13 @@ struct raid_array {
   bool refuse_writes;
   /* Client writes wait before they start (nbdraid grow: dirty.c). */
   bool hold_writes;
+  /* Every request waits at the engine's entry (a level change), and
+   * those inside are counted (array.c). */
+  bool hold_requests;
+  uint64_t requests_in_flight;
+  /* The levels table (assembly fills it): a level change picks the
+   * new level's request paths from it. */
+  const struct raid_level_ops *(*level_ops) (int md_level);
   bool direct;
   unsigned reference;           /* the slot whose superblock was freshest */
   int failed;                   /* lost more members than it tolerates */
@@ -274,6 +281,20 @@ struct raid_array *array_assemble (const struct raid_config *cfg,
 void array_start_replace (struct raid_array *a, unsigned role,
                           unsigned spare);
 void job_buffers_free (struct job_buffers *b);
+/* Take spare i into empty role r, recovering from 0 (the job starts
+ * when the scheduler next looks); the device that held the role stays
+ * listed outside the roles, faulty, until the admin removes it.  With
+ * the array quiesced and sb_lock held. */
+void array_promote_spare (struct raid_array *a, unsigned i, unsigned r);
+/* Can spare i take a role: active, and big enough for the array? */
+bool array_spare_fits (const struct raid_array *a, unsigned i);
+
+/* Flush the members (raid_flush, from inside the engine: no gate). */
+int array_flush (struct raid_array *a);
+/* Let no request into the engine, once those inside have left, and
+ * let them in again (a level change). */
+void array_hold_requests (struct raid_array *a);
+void array_release_requests (struct raid_array *a);
 
 /* Hold off every request (all stripe locks) while slots change. */
 void array_quiesce (struct raid_array *a);

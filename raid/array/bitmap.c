@@ -446,7 +446,7 @@ clear_idle (struct raid_array *a, bool all)
   for (c = 0; c < synced && c < b->chunks && !candidates; c++)
     candidates = idle (b, c, all, now, quiet);
   pthread_mutex_unlock (&b->lock);
-  if (!candidates || raid_flush (a) == -1)
+  if (!candidates || array_flush (a) == -1)
     return;
   pthread_mutex_lock (&b->lock);
   for (c = 0; c < synced && c < b->chunks; c++)

@@ -91,7 +91,7 @@ array_mark_clean_when_quiet (struct raid_array *a)
   if (__atomic_load_n (&a->in_sync, __ATOMIC_SEQ_CST) ||
       __atomic_load_n (&a->writes_in_flight, __ATOMIC_SEQ_CST) ||
       now_ms () - __atomic_load_n (&a->last_write_ms, __ATOMIC_RELAXED)
-      < SAFEMODE_MS || raid_flush (a) == -1)
+      < SAFEMODE_MS || array_flush (a) == -1)
     return;
   pthread_mutex_lock (&a->sb_lock);
   __atomic_store_n (&a->in_sync, 1, __ATOMIC_SEQ_CST);
@@ -108,7 +108,7 @@ array_mark_clean_when_quiet (struct raid_array *a)
 void
 array_mark_clean (struct raid_array *a)
 {
-  if (a->readonly || array_check_alive (a) == -1 || raid_flush (a) == -1)
+  if (a->readonly || array_check_alive (a) == -1 || array_flush (a) == -1)
     return;
   bitmap_clear_all (a);
   pthread_mutex_lock (&a->sb_lock);

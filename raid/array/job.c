@@ -110,11 +110,17 @@ can_check_degraded (const struct raid_array *a)
   return a->geo.parity_members > 0 && lost < a->geo.parity_members;
 }
 
-/* Take spare i into empty role r and start rebuilding it; the device
- * that held the role stays listed outside the roles, faulty, until the
- * admin removes it.  With the array quiesced and sb_lock held. */
-static void
-promote_spare (struct raid_array *a, unsigned i, unsigned r)
+bool
+array_spare_fits (const struct raid_array *a, unsigned i)
+{
+  const struct raid_slot *s = &a->spares[i];
+
+  return slot_state (s) == SLOT_ACTIVE && s->io &&
+    s->io->size_bytes >= s->data_offset_bytes + a->geo.member_bytes;
+}
+
+void
+array_promote_spare (struct raid_array *a, unsigned i, unsigned r)
 {
   struct raid_slot *slot = &a->slots[r], spare = a->spares[i];
   unsigned j;
@@ -176,9 +182,7 @@ choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
     if (!is_empty_role (&a->slots[m]))
       continue;
     for (i = 0; i < a->nspares; i++)
-      if (slot_state (&a->spares[i]) == SLOT_ACTIVE &&
-          a->spares[i].io->size_bytes >=
-          a->spares[i].data_offset_bytes + a->geo.member_bytes) {
+      if (array_spare_fits (a, i)) {
         *promote_spare_i = (int) i;
         *promote_role = (int) m;
         return;
@@ -217,7 +221,7 @@ schedule (struct raid_array *a)
     array_log (a, RAID_LOG_INFO, "array %s: spare %s takes the place of "
                "member %d (%s)", a->name, a->spares[spare].path, role,
                a->slots[role].path);
-    promote_spare (a, (unsigned) spare, (unsigned) role);
+    array_promote_spare (a, (unsigned) spare, (unsigned) role);
     array_write_superblocks_locked (a);
     start_rebuild (a, RAID_JOB_RECOVERY, (unsigned) role, 0, 0);
   }

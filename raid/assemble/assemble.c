@@ -492,6 +492,7 @@ init_runtime (struct raid_array *a, char *err, size_t errlen)
 {
   const struct raid_geometry *g = &a->geo;
 
+  a->level_ops = levels_ops;
   a->ops = levels_ops (g->level);
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
@@ -604,7 +605,9 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   const struct md_superblock *ref;
   int r;
 
-  if (!a || !c || !(a->slots = calloc (cfg->nmembers, sizeof *a->slots)) ||
+  /* Room for every role: nbdraid grow --raid-devices adds roles to a
+   * running array. */
+  if (!a || !c || !(a->slots = calloc (RAID_MAX_MEMBERS, sizeof *a->slots)) ||
       !(a->children = calloc (cfg->nmembers, sizeof *a->children))) {
     if (a)
       free (a->slots);

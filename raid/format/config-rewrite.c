@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,5 +288,183 @@ raid_config_reorder (struct raid_config *cfg, const unsigned *order,
   free_lines (lines, nlines);
   free (reordered);
   free (specs);
+  return r;
+}
+
+/* The line of the device a role change names: for promote, the spare
+ * line naming path; else the member line naming it, or (a role no
+ * device held) a member line that says missing.  n if none. */
+static size_t
+role_line (const struct raid_config *cfg, char **lines, size_t n,
+           const char *path, bool promote, size_t *at)
+{
+  size_t i, len;
+  bool member;
+
+  for (i = 0; i < n; i++)
+    if (line_names (cfg, lines[i], path, &member, at, &len) &&
+        member != promote)
+      return i;
+  for (i = 0; !promote && i < n; i++)
+    if (device_line (lines[i], &member, at, &len) && member &&
+        len == strlen (RAID_MEMBER_MISSING) &&
+        strncmp (lines[i] + *at, RAID_MEMBER_MISSING, len) == 0)
+      return i;
+  return n;
+}
+
+int
+raid_config_change_roles (const struct raid_config *cfg, const char *paths,
+                          enum raid_role_change how, char *err, size_t errlen)
+{
+  bool promote = how == RAID_ROLES_PROMOTE;
+  size_t n = 0, i, at;
+  char **lines = read_lines (cfg->file, &n), *path = NULL, *changed;
+  const char *p, *nl;
+  int r = -1;
+
+  if (!lines) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+    return -1;
+  }
+  for (p = paths; (nl = strchr (p, '\n')) != NULL; p = nl + 1) {
+    free (path);
+    if (!(path = strndup (p, (size_t) (nl - p))))
+      goto nomem;
+    i = role_line (cfg, lines, n, path, promote, &at);
+    if (i == n) {
+      snprintf (err, errlen, "%s: no %s line names %s; update the file by "
+                "hand", cfg->file, promote ? "spare" : "member", path);
+      goto out;
+    }
+    /* A spare taking a new role becomes a member line, its path and
+     * options kept, and a member leaving the roles a spare line; a
+     * dropped role's member line is commented out, since the member
+     * lines count the roles. */
+    if (promote)
+      r = asprintf (&changed, "member = %s", lines[i] + at);
+    else if (how == RAID_ROLES_DEMOTE)
+      r = asprintf (&changed, "spare = %s", lines[i] + at);
+    else
+      r = asprintf (&changed, "# dropped by nbdraid grow: %s", lines[i]);
+    if (r == -1)
+      goto nomem;
+    r = -1;
+    free (lines[i]);
+    lines[i] = changed;
+  }
+  r = write_lines (cfg->file, lines, n, err, errlen);
+  goto out;
+ nomem:
+  snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
+ out:
+  free (path);
+  free_lines (lines, n);
+  return r;
+}
+
+/* Line *line (1-based, 0: none) says key = value now; or, value NULL,
+ * is commented out (*line 0 after).  A new line goes into add[], *line
+ * then its index there, negated and less one. */
+static int
+set_key (char **lines, size_t n, int *line, const char *key,
+         const char *value, char **add, unsigned *nadd)
+{
+  char *text;
+  int r;
+
+  if (!value && *line <= 0)
+    return 0;
+  if (!value)
+    r = asprintf (&text, "# dropped by nbdraid grow --level: %s",
+                  lines[*line - 1]);
+  else
+    r = asprintf (&text, "%s = %s\n", key, value);
+  if (r == -1)
+    return -1;
+  if (*line > 0 && (size_t) *line <= n) {
+    free (lines[*line - 1]);
+    lines[*line - 1] = text;
+    *line = value ? *line : 0;
+  }
+  else {
+    *line = -(int) *nadd - 1;
+    add[(*nadd)++] = text;
+  }
+  return 0;
+}
+
+/* A line number after nadd lines were inserted after line at. */
+static void
+moved (int *line, size_t at, unsigned nadd)
+{
+  if (*line < 0)
+    *line = (int) at - *line;   /* -1 - k: the k-th inserted line */
+  else if (*line > (int) at)
+    *line += (int) nadd;
+}
+
+int
+raid_config_set_level (struct raid_config *cfg, int level, uint32_t layout,
+                       uint64_t chunk_bytes, char *err, size_t errlen)
+{
+  const struct raid_level *l = raid_level_find (level);
+  size_t n = 0, at;
+  char **lines = read_lines (cfg->file, &n), **grown, *add[3];
+  char lv[16], lay[64], chunk[32];
+  unsigned nadd = 0, i;
+  int r = -1, level_line = cfg->level_line, layout_line = cfg->layout_line,
+      chunk_line = cfg->chunk_line;
+
+  if (!lines || !l) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (lines ? EINVAL
+                                                          : errno));
+    goto out;
+  }
+  snprintf (lv, sizeof lv, "%d", level);
+  raid_layout_name (level, layout, lay, sizeof lay);
+  if (chunk_bytes % (1024 * 1024) == 0)
+    snprintf (chunk, sizeof chunk, "%" PRIu64 "M", chunk_bytes >> 20);
+  else
+    snprintf (chunk, sizeof chunk, "%" PRIu64 "K", chunk_bytes >> 10);
+  at = (size_t) (cfg->level_line > 0 ? cfg->level_line : cfg->section_line);
+  if (set_key (lines, n, &level_line, "level", lv, add, &nadd) == -1 ||
+      set_key (lines, n, &layout_line, "layout",
+               l->layouts ? lay : NULL, add, &nadd) == -1 ||
+      set_key (lines, n, &chunk_line, "chunk",
+               l->has_chunk ? chunk : NULL, add, &nadd) == -1 ||
+      !(grown = realloc (lines, (n + nadd) * sizeof *lines))) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (ENOMEM));
+    while (nadd)
+      free (add[--nadd]);
+    goto out;
+  }
+  lines = grown;
+  /* New lines go after the level line (or the [array] line). */
+  if (at > n)
+    at = n;
+  memmove (lines + at + nadd, lines + at, (n - at) * sizeof *lines);
+  memcpy (lines + at, add, nadd * sizeof *add);
+  n += nadd;
+  if (write_lines (cfg->file, lines, n, err, errlen) == -1)
+    goto out;
+  /* The parsed config follows: the new shape, and line numbers past
+   * the insertion moved down. */
+  for (i = 0; i < cfg->nmembers; i++)
+    moved (&cfg->members[i].line, at, nadd);
+  for (i = 0; i < cfg->nspares; i++)
+    moved (&cfg->spares[i].line, at, nadd);
+  moved (&level_line, at, nadd);
+  moved (&layout_line, at, nadd);
+  moved (&chunk_line, at, nadd);
+  cfg->level_line = level_line;
+  cfg->layout_line = layout_line;
+  cfg->chunk_line = chunk_line;
+  cfg->level = level;
+  cfg->layout = layout;
+  cfg->chunk_bytes = l->has_chunk ? chunk_bytes : 0;
+  r = 0;
+ out:
+  free_lines (lines, n);
   return r;
 }

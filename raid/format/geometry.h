@@ -27,7 +27,15 @@ enum {
   LAYOUT_RIGHT_ASYMMETRIC = 1,
   LAYOUT_LEFT_SYMMETRIC = 2,
   LAYOUT_RIGHT_SYMMETRIC = 3,
+  /* RAID6 only: the RAID5 layout (this less LAYOUT_RAID6_OFFSET) on
+   * the first n-1 disks and Q always on the last, so that a RAID5 is
+   * taken to RAID6 by adding a Q disk (md's raid6_takeover). */
+  LAYOUT_LEFT_ASYMMETRIC_6 = 16,
+  LAYOUT_RIGHT_ASYMMETRIC_6 = 17,
+  LAYOUT_LEFT_SYMMETRIC_6 = 18,
+  LAYOUT_RIGHT_SYMMETRIC_6 = 19,
 };
+#define LAYOUT_RAID6_OFFSET 16
 /* md's RAID10 layout word: near | far << 8 | offset << 16. */
 #define RAID10_LAYOUT(near, far, offset) \
   ((near) | (far) << 8 | ((offset) ? 1 << 16 : 0))

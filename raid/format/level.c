@@ -60,6 +60,36 @@ parity_name_layout (uint32_t layout, char *buf, size_t len)
   return true;
 }
 
+/* RAID6 also has md's "-6" layouts: each classic one with Q moved to
+ * the last disk (mdadm's maps.c r6layout). */
+static const char *const raid6_only_layouts[] = {
+  "left-asymmetric-6", "right-asymmetric-6", "left-symmetric-6",
+  "right-symmetric-6",
+};
+
+static int
+raid6_parse_layout (const char *s, uint32_t *layout)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof raid6_only_layouts / sizeof *raid6_only_layouts; i++)
+    if (strcasecmp (s, raid6_only_layouts[i]) == 0) {
+      *layout = LAYOUT_RAID6_OFFSET + (uint32_t) i;
+      return 0;
+    }
+  return parity_parse_layout (s, layout);
+}
+
+static bool
+raid6_name_layout (uint32_t layout, char *buf, size_t len)
+{
+  if (layout >= LAYOUT_RAID6_OFFSET && layout <= LAYOUT_RIGHT_SYMMETRIC_6) {
+    snprintf (buf, len, "%s", raid6_only_layouts[layout - LAYOUT_RAID6_OFFSET]);
+    return true;
+  }
+  return parity_name_layout (layout, buf, len);
+}
+
 /* RAID10: near copies, the low byte of the layout word. */
 static unsigned
 near_copies (uint32_t layout)
@@ -209,9 +239,9 @@ static const struct raid_level levels[] = {
   },
   {
     .md_level = 6, .name = "raid6", .has_chunk = true, .parity_members = 2,
-    .layouts = PARITY_LAYOUT_NAMES,
+    .layouts = PARITY_LAYOUT_NAMES ", and each with -6 (Q on the last disk)",
     .default_layout = LAYOUT_LEFT_SYMMETRIC,
-    .parse_layout = parity_parse_layout, .name_layout = parity_name_layout,
+    .parse_layout = raid6_parse_layout, .name_layout = raid6_name_layout,
     .min_members = at_least_four, .tolerates = tolerates_two,
   },
   {

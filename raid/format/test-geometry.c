@@ -160,7 +160,7 @@ model_raid10_find_phys (const struct model_r10 *m, uint64_t r_sector,
 }
 
 /* md raid5.c raid5_compute_sector() for levels 5 and 6, algorithms
- * 0-3.  qd is -1 for RAID5. */
+ * 0-3, and 16-19 for RAID6.  qd is -1 for RAID5. */
 struct model_r5 {
   int dd, pd, qd;
   uint64_t sector;
@@ -219,6 +219,29 @@ model_raid5_compute_sector (int level, uint32_t algorithm, int raid_disks,
       pd = algorithm == LAYOUT_LEFT_SYMMETRIC ? raid_disks - 1 - rot : rot;
       qd = (pd + 1) % raid_disks;
       dd = (pd + 2 + dd) % raid_disks;
+      break;
+    /* The -6 layouts: md rotates over raid_disks-1, Q on the last. */
+    case LAYOUT_LEFT_ASYMMETRIC_6:
+      pd = data_disks - (int) (stripe % (raid_disks - 1));
+      if (dd >= pd)
+        dd++;
+      qd = raid_disks - 1;
+      break;
+    case LAYOUT_RIGHT_ASYMMETRIC_6:
+      pd = (int) (stripe % (raid_disks - 1));
+      if (dd >= pd)
+        dd++;
+      qd = raid_disks - 1;
+      break;
+    case LAYOUT_LEFT_SYMMETRIC_6:
+      pd = data_disks - (int) (stripe % (raid_disks - 1));
+      dd = (pd + 1 + dd) % (raid_disks - 1);
+      qd = raid_disks - 1;
+      break;
+    case LAYOUT_RIGHT_SYMMETRIC_6:
+      pd = (int) (stripe % (raid_disks - 1));
+      dd = (pd + 1 + dd) % (raid_disks - 1);
+      qd = raid_disks - 1;
       break;
     }
   }
@@ -584,7 +607,9 @@ check_all_arrays (uint64_t *units)
           arrays++;
           if (n >= 4) {
             *units += check_array (6, l, n, chunk, size);
-            arrays++;
+            *units += check_array (6, l + LAYOUT_RAID6_OFFSET, n, chunk,
+                                   size);
+            arrays += 2;
           }
         }
         for (l = 0; l < ELEMS (raid10_layouts); l++)
@@ -648,7 +673,8 @@ check_refusals (void)
     { "RAID5 parity-first (4)", 5, 4, 3, 65536 },
     { "RAID5 parity-last (5)", 5, 5, 3, 65536 },
     { "RAID6 parity-first (4)", 6, 4, 4, 65536 },
-    { "RAID6 left-symmetric-6 (18)", 6, 18, 4, 65536 },
+    { "RAID5 left-symmetric-6 (18)", 5, 18, 3, 65536 },
+    { "RAID6 parity-first-6 (20)", 6, 20, 4, 65536 },
     { "RAID10 n2 far-sets (bit 17)", 10, 0x20102, 4, 65536 },
     { "RAID10 with near and far copies (0x202)", 10, 0x202, 4, 65536 },
     /* md raid10.c setup_conf(): "copies < 2" is an unsupported layout */

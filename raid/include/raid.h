@@ -150,6 +150,25 @@ int raid_config_add_spare (const struct raid_config *cfg, const char *path,
                            char *err, size_t errlen);
 int raid_config_drop_device (const struct raid_config *cfg, const char *path,
                              char *err, size_t errlen);
+/* After nbdraid grow --level: the [array] section's level, layout and
+ * chunk lines say the new shape (a level without a layout or chunk has
+ * those lines commented out), and cfg follows.  0, or -1 with err. */
+int raid_config_set_level (struct raid_config *cfg, int level,
+                           uint32_t layout, uint64_t chunk_bytes, char *err,
+                           size_t errlen);
+/* After nbdraid grow --raid-devices or --level: paths (one a line)
+ * are the spares that took new roles (their lines become member
+ * lines), the roles dropped (their member lines, or lines saying
+ * missing, are commented out), or members that became spares (their
+ * lines become spare lines).  0, or -1 with err. */
+enum raid_role_change {
+  RAID_ROLES_PROMOTE,
+  RAID_ROLES_DROP,
+  RAID_ROLES_DEMOTE,
+};
+int raid_config_change_roles (const struct raid_config *cfg,
+                              const char *paths, enum raid_role_change how,
+                              char *err, size_t errlen);
 
 /* ---- levels (raid/format/level.c) -------------------------------- */
 
@@ -423,6 +442,16 @@ unsigned raid_children (struct raid_array *a, struct raid_array **out,
 unsigned raid_shared_spares (struct raid_array *a, const char **out,
                              unsigned max);
 const char *raid_name (const struct raid_array *a);
+/* Change the level without moving data, as md's takeovers do
+ * (mdadm --grow --level): a 2-member RAID1 to RAID5 and back, a RAID5
+ * to RAID6 with one more member (a spare, rebuilt as Q) and back (Q's
+ * device left a spare).  changed gets the path whose config line
+ * changes: the spare that became Q, or Q that became a spare. */
+int raid_admin_takeover (struct raid_array *a, const char *level,
+                         char *changed, size_t changedlen, char *done,
+                         size_t donelen, char *err, size_t errlen);
+/* Its member count: the roles, raid_disks. */
+unsigned raid_members (const struct raid_array *a);
 /* The array named name: a itself or one nested in it; NULL if none. */
 struct raid_array *raid_find_array (struct raid_array *a, const char *name);
 /* The array a device (path or URI) serves in: a or one nested in it;
@@ -465,6 +494,13 @@ int raid_admin_readonly (struct raid_array *a, bool readonly, char *err,
  * the new size.  What was done goes into done. */
 int raid_admin_grow (struct raid_array *a, const char *size, char *done,
                      size_t donelen, char *err, size_t errlen);
+/* Add or drop mirrors of a RAID1 (mdadm --grow --raid-devices): more
+ * are filled from the array's spares and recovered; fewer needs the
+ * roles to drop empty (failed and removed).  changed gets the paths
+ * whose config lines change (raid_config_change_roles), one a line. */
+int raid_admin_grow_devices (struct raid_array *a, const char *count,
+                             char *changed, size_t changedlen, char *done,
+                             size_t donelen, char *err, size_t errlen);
 /* Whether client writes are refused now (EROFS). */
 bool raid_readonly (const struct raid_array *a);
 /* The top array of nested ones: a new device joins the shared spares. */

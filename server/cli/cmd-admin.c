@@ -4,7 +4,8 @@
  *   nbdraid fail CONFIG MEMBER [--force]     nbdraid remove CONFIG MEMBER
  *   nbdraid add CONFIG PATH                  nbdraid replace CONFIG MEMBER [--with PATH]
  *   nbdraid check|repair|idle CONFIG         nbdraid speed-limit CONFIG [MIN MAX]
- *   nbdraid grow CONFIG --size max|SIZE      nbdraid wait CONFIG
+ *   nbdraid grow CONFIG --size max|SIZE|--raid-devices N|--level L
+ *   nbdraid wait CONFIG
  *
  * CONFIG may be replaced by --socket PATH.  nbdraid monitor is
  * cmd-monitor.c.
@@ -50,7 +51,8 @@ static const struct verb {
   { "add", 1, 1, "PATH", { NULL } },
   { "re-add", 1, 1, "MEMBER", { NULL } },
   { "replace", 1, 1, "MEMBER [--with PATH]", { "--with" } },
-  { "grow", 0, 0, "--size max|SIZE", { "--size" } },
+  { "grow", 0, 0, "--size max|SIZE | --raid-devices N | --level L",
+    { "--size", "--raid-devices", "--level" } },
   { "check", 0, 0, "[--budget DURATION] [--from-start]",
     { "--budget", "--from-start" } },
   { "repair", 0, 0, "[--budget DURATION] [--from-start]",
@@ -75,12 +77,22 @@ admin_verb_args (const char *verb)
   return NULL;
 }
 
+/* How many of grow's changes the request line asks for. */
+static int
+grow_options (const char *line)
+{
+  return !!strstr (line, "\t--size\t") + !!strstr (line, "\t--raid-devices\t")
+    + !!strstr (line, "\t--level\t");
+}
+
 /* Options that take a value. */
 static bool
 valued (const char *option)
 {
   return strcmp (option, "--with") == 0 || strcmp (option, "--budget") == 0
-    || strcmp (option, "--size") == 0 || strcmp (option, "--array") == 0;
+    || strcmp (option, "--size") == 0 || strcmp (option, "--array") == 0
+    || strcmp (option, "--raid-devices") == 0
+    || strcmp (option, "--level") == 0;
 }
 
 /* Print the verb's usage line on fp; return a usage error's status (or
@@ -232,10 +244,10 @@ cmd_admin (int argc, char **argv)
                      ? absolute (w, abs, sizeof abs) : w))
       return 2;
   }
-  /* grow's --size is not optional. */
+  /* grow takes one of --size, --raid-devices and --level. */
   if ((!rq.socket && !rq.config) || nargs < v->min ||
       (strcmp (v->name, "speed-limit") == 0 && nargs == 1) ||
-      (strcmp (v->name, "grow") == 0 && !strstr (rq.line, "\t--size\t")))
+      (strcmp (v->name, "grow") == 0 && grow_options (rq.line) != 1))
     return usage_of (v, stderr);
   if (!rq.watch)
     return exchange (&rq);

@@ -668,6 +668,58 @@ control_command (struct control *c, struct raid_array *a,
     answer (fp, r, err, done);
     control_kick (c);           /* the resync of the new space */
   }
+  else if (strcmp (w[0], "grow") == 0 && n == 3 &&
+           strcmp (w[1], "--raid-devices") == 0) {
+    char changed[4096];
+    unsigned before = raid_members (t.a);
+
+    if (t.a != a) {
+      snprintf (err, sizeof err, "array %s is nested in array %s: changing "
+                "its members is not supported", raid_name (t.a),
+                raid_name (a));
+      r = -1;
+    }
+    else
+      r = raid_admin_grow_devices (t.a, w[2], changed, sizeof changed, done,
+                                   sizeof done, err, sizeof err);
+    /* The superblocks carry the new count: the member lines follow. */
+    if (r == 0)
+      r = raid_config_change_roles (t.cfg, changed,
+                                    raid_members (t.a) > before
+                                        ? RAID_ROLES_PROMOTE
+                                        : RAID_ROLES_DROP,
+                                    err, sizeof err);
+    answer (fp, r, err, done);
+    control_kick (c);           /* the recovery of the new mirrors */
+  }
+  else if (strcmp (w[0], "grow") == 0 && n == 3 &&
+           strcmp (w[1], "--level") == 0) {
+    char changed[4096];
+    unsigned before = raid_members (t.a);
+    struct raid_shape sh;
+
+    if (t.a != a) {
+      snprintf (err, sizeof err, "array %s is nested in array %s: changing "
+                "its level is not supported", raid_name (t.a),
+                raid_name (a));
+      r = -1;
+    }
+    else
+      r = raid_admin_takeover (t.a, w[2], changed, sizeof changed, done,
+                               sizeof done, err, sizeof err);
+    /* The superblocks carry the new level: the config follows. */
+    if (r == 0) {
+      raid_get_shape (t.a, &sh);
+      r = raid_config_set_level (cfg, sh.level, sh.layout, sh.chunk_bytes,
+                                 err, sizeof err);
+    }
+    if (r == 0 && sh.members != before)
+      r = raid_config_change_roles (cfg, changed, sh.members > before
+                                    ? RAID_ROLES_PROMOTE : RAID_ROLES_DEMOTE,
+                                    err, sizeof err);
+    answer (fp, r, err, done);
+    control_kick (c);
+  }
   else if ((strcmp (w[0], "readonly") == 0 ||
             strcmp (w[0], "readwrite") == 0) && n == 1) {
     bool ro = w[0][4] == 'o';

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# nbdraid grow --level refuses with one line and a non-zero exit,
+# changing nothing (the superblocks' level and events, the config): a
+# level it cannot parse, the level the array has, changes it does not
+# make (RAID1 to RAID6, RAID0 to RAID5), a RAID1 of more than two
+# members, a RAID5 of two to RAID6 or one without a spare, a RAID6
+# whose Q rotates to RAID5, a read-only, degraded or busy array,
+# write-mostly members, and --level with another change.
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+
+# What must not change: level and events in every superblock, and the
+# config.
+signature () {
+  local m
+  for m in $members; do
+    "$NBDRAID" examine --json "$m" | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)[0]
+print(j["level"], j["events"])'
+  done
+  cat "$conf"
+}
+
+# expect_refusal DESCRIPTION EXPECTED-TEXT nbdraid-args...
+expect_refusal () {
+  local what=$1 want=$2 out before
+  shift 2
+  before=$(signature)
+  if out=$("$NBDRAID" "$@" 2>&1); then die "$what: accepted: $out"; fi
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || die "$what: not one line: $out"
+  [ "$out" = "$want" ] || die "$what: expected '$want', got: $out"
+  [ "$(signature)" = "$before" ] || die "$what: the array changed"
+  echo "ok: $what: $out"
+}
+
+new_array r1 1 - - 2 34M --assume-clean
+echo "speed-max = 1M" > "$T/speed"
+sed -i "/^\[array\]/r $T/speed" "$conf"
+start_server "$conf"
+if out=$("$NBDRAID" grow "$conf" --level 5 --raid-devices 3 2>&1); then
+  die "--level with --raid-devices: accepted"
+fi
+grep -q "usage: nbdraid grow CONFIG|--socket PATH --size max|SIZE | --raid-devices N | --level L" <<< "$out" ||
+  die "--level with --raid-devices: $out"
+echo "ok: --level with another change: usage"
+expect_refusal "not a level" "nbdraid: 'five' is not a level (0, 1, 5, 6, 10, or raid5...)" \
+  grow "$conf" --level five
+expect_refusal "the same level" "nbdraid: array test is RAID1 already" grow "$conf" --level raid1
+expect_refusal "RAID1 to RAID6" \
+  "nbdraid: array test: RAID1 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back)" \
+  grow "$conf" --level 6
+
+"$NBDRAID" readonly "$conf" > /dev/null
+expect_refusal "read-only" "nbdraid: array test is read-only" grow "$conf" --level 5
+"$NBDRAID" readwrite "$conf" > /dev/null
+
+"$NBDRAID" check "$conf" > /dev/null
+wait_status 10 "j['job']['kind'] == 'check'"
+expect_refusal "a job running" "nbdraid: array test is busy with a check; change its level later" \
+  grow "$conf" --level 5
+"$NBDRAID" idle "$conf" > /dev/null
+
+"$NBDRAID" fail "$conf" 1 > /dev/null
+expect_refusal "degraded" \
+  "nbdraid: array test is degraded (member 1 is not active): a level change needs every member active" \
+  grow "$conf" --level 5
+stop_server
+
+new_array r13 1 - - 3 34M --assume-clean
+start_server "$conf"
+expect_refusal "three mirrors" \
+  "nbdraid: array test has 3 members: md takes a RAID1 to RAID5 with 2 members only (grow --raid-devices 2 first)" \
+  grow "$conf" --level 5
+stop_server
+
+new_array r0 0 - 64K 2 34M
+start_server "$conf"
+expect_refusal "RAID0 to RAID5" \
+  "nbdraid: array test: RAID0 to RAID5 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back)" \
+  grow "$conf" --level 5
+stop_server
+
+# A write-behind mirror: RAID5 has no write-mostly copies.
+new_array wb 1 - - 2 34M --assume-clean
+sed -i "s|^member = $T/wb/d1.img|& write-mostly|" "$conf"
+sed -i "/^\[array\]/a write-behind = 16" "$conf"
+start_server "$conf"
+expect_refusal "write-mostly" \
+  "nbdraid: member 1 ($T/wb/d1.img) of array test is write-mostly: drop write-mostly from its config line and restart first" \
+  grow "$conf" --level 5
+stop_server
+
+new_array r52 5 left-symmetric 64K 2 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID5 of two to RAID6" \
+  "nbdraid: array test has 2 members: md takes a RAID5 of 3 or more to RAID6" \
+  grow "$conf" --level 6
+stop_server
+
+new_array r53 5 left-symmetric 64K 3 34M --assume-clean
+start_server "$conf"
+expect_refusal "no spare for Q" \
+  "nbdraid: array test needs 1 spare for the Q disk, array has 0 (add one with nbdraid add first)" \
+  grow "$conf" --level 6
+stop_server
+
+new_array r6 6 left-symmetric 64K 4 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID6 with Q rotating" \
+  "nbdraid: array test has layout left-symmetric, its Q rotating: md takes only a -6 layout (Q on the last member) to RAID5" \
+  grow "$conf" --level 5
+stop_server

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# nbdraid serves arrays whose level md changed without moving data: in
+# a guest, mdadm makes a 3-member RAID5 with a spare and takes it to a
+# 4-member RAID6 with mdadm --grow --level=6 --layout=preserve (md's
+# raid6_takeover: left-symmetric-6, the spare recovered as Q), and a
+# 2-member RAID1 to RAID5 with mdadm --grow --level=5; with the data
+# written before.  nbdkit raid serves each at the level, layout and
+# chunk mdadm --examine gives, every byte equal; new data goes in
+# through nbdraid, and in a second boot md assembles each, its check
+# finds no mismatch and it holds the new data.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/interop/lib.sh"
+requires nbdkit
+requires nbdcopy
+requires nbdinfo
+requires mdadm
+requires_guest
+
+# name level members members-after grow-options
+specs="m56 5 3 4 --level=6 --raid-devices=4 --layout=preserve
+m15 1 2 2 --level=5"
+
+seeded_data "$T/src.img" $((24 << 20)) md-takeover
+disks=(--disk "src=$T/src.img") table=""
+while read -r a level n after opts; do
+  make_members "$T/$a" "$after" 8M
+  table+="$a $level $n $after $opts"$'\n'
+  mapfile -t -O ${#disks[@]} disks < <(disk_args "$a" "$T/$a" "$after")
+done <<< "$specs"
+
+guest_script "$T/create.sh" <<EOF2
+k=0
+while read -r a level n after opts; do
+  [ -n "\$a" ] || continue
+  md=md\$k
+  k=\$((k + 1))
+  if ! out=\$(mdadm --create /dev/\$md --run --metadata=1.2 --level=\$level --raid-devices=\$n --bitmap=none \$(members \$a \$n) 2>&1 < /dev/null); then
+    fail "\$a: mdadm --create: \$out"
+    continue
+  fi
+  wait_idle \$md || fail "\$a: resync did not finish"
+  size=\$(blockdev --getsize64 /dev/\$md)
+  head -c \$size /dev/disk/src > /dev/\$md
+  sync
+  [ "\$after" = "\$n" ] || mdadm /dev/\$md --add /dev/disk/\$a-\$n > /dev/null 2>&1 ||
+    fail "\$a: mdadm --add"
+  if ! out=\$(mdadm --grow /dev/\$md \$opts 2>&1 < /dev/null); then
+    fail "\$a: mdadm --grow \$opts: \$out"
+    continue
+  fi
+  wait_idle \$md || fail "\$a: recovery did not finish"
+  echo "\$a: md is \$(cat /sys/block/\$md/md/level) of \$(cat /sys/block/\$md/md/raid_disks), layout \$(cat /sys/block/\$md/md/layout)"
+  mdadm --stop /dev/\$md > /dev/null 2>&1 || fail "\$a: mdadm --stop"
+  echo "made \$a \$size"
+done <<'TABLE'
+$table
+TABLE
+EOF2
+guest_run md-create "${disks[@]}" "$T/create.sh"
+
+table2="" bad=()
+cleanup_fn stop_server
+while read -r a level n after opts; do
+  [ -n "$a" ] || continue
+  size=$(sed -n "s/^made $a //p" "$T/md-create.out")
+  [ -n "$size" ] || { bad+=("$a: the guest did not make it"); continue; }
+  mdadm --examine "$T/$a/d0.img" > "$T/examine" 2>&1
+  lv=$(sed -n 's/^ *Raid Level : raid//p' "$T/examine")
+  layout=$(sed -n 's/^ *Layout : //p' "$T/examine")
+  chunk=$(sed -n 's/^ *Chunk Size : //p' "$T/examine")
+  # shellcheck disable=SC2046
+  write_config "$T/$a/a.conf" "$lv" "${layout:--}" "${chunk:--}" \
+    $(member_paths "$T/$a" "$after")
+  if ! try_server "$T/$a/a.conf"; then
+    bad+=("$a: nbdkit raid refuses md's RAID$lv $layout: $server_log")
+    continue
+  fi
+  if [ "$(export_size)" != "$size" ]; then
+    bad+=("$a: nbdraid serves $(export_size) bytes, md made $size")
+    stop_server
+    continue
+  fi
+  nbdcopy "$uri" "$T/out"
+  if ! cmp "$T/out" <(head -c "$size" "$T/src.img"); then
+    bad+=("$a: nbdraid reads other data than md wrote")
+    stop_server
+    continue
+  fi
+  seeded_data "$T/data" "$size" "$a-2"
+  nbdcopy --connections=4 --flush "$T/data" "$uri"
+  stop_server
+  members=$(member_paths "$T/$a" "$after")
+  check_members_hold "$T/data"
+  echo "ok: $a: nbdraid serves md's RAID$lv $layout ${chunk:-} ($size bytes), wrote new data"
+  table2+="$a $after $size $(md5 "$T/data")"$'\n'
+done <<< "$table"
+[ ${#bad[@]} = 0 ] || die "$(printf '%s; ' "${bad[@]}")"
+
+guest_script "$T/check.sh" <<EOF2
+k=0
+while read -r a n size sum; do
+  [ -n "\$a" ] || continue
+  md=md\$k
+  k=\$((k + 1))
+  if ! out=\$(mdadm --assemble /dev/\$md \$(members \$a \$n) 2>&1); then
+    fail "\$a: mdadm --assemble: \$out"
+    continue
+  fi
+  md_holds "\$a" /dev/\$md \$size \$sum
+  md_check "\$a" \$md
+  mdadm --stop /dev/\$md > /dev/null 2>&1 || fail "\$a: mdadm --stop"
+done <<'TABLE'
+$table2
+TABLE
+EOF2
+guest_run md-check "${disks[@]}" "$T/check.sh"
+grep -q '^FAIL' "$T/md-check.out" && die "md disagreed"
+echo "ok: nbdraid serves what md took over, and md takes it back"

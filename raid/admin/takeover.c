@@ -1,0 +1,324 @@
+/* nbdraid: nbdraid grow --level, the level changes md makes without
+ * moving data ("takeover", md's level ->takeover()): a 2-member RAID1
+ * becomes a 2-member RAID5 (raid5_takeover_raid1) and back
+ * (raid1_takeover), since a 2-disk RAID5's parity is a copy of its one
+ * data chunk, at the same offset, on either disk; a RAID5 becomes a
+ * RAID6 of one more member with the -6 layout, Q on the new last
+ * member, which alone is built (raid6_takeover), and back, the Q disk
+ * left as a spare (raid5_takeover_raid6).  The superblocks get the new
+ * level, layout, chunk and roles (events+1) and the level's request
+ * paths are swapped with no request inside the engine.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "array.h"
+
+/* A change md makes by takeover: from and to, and the new shape given
+ * the old geometry (0, or -1 with why it cannot). */
+struct takeover {
+  int from, to;
+  const char *md; /* md's function, for messages */
+  int (*shape) (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen);
+};
+
+/* raid5_takeover_raid1: two members; left-symmetric; the chunk 64K,
+ * halved until the array is a whole number of chunks, at least a
+ * stripe page (4K). */
+static int
+raid1_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  uint64_t chunk = 64 * 1024;
+
+  if (a->geo.members != 2)
+    return array_refuse (err, errlen,
+                         "array %s has %u members: md takes a RAID1 to "
+                         "RAID5 with 2 members only (grow --raid-devices 2 "
+                         "first)",
+                         a->name, a->geo.members);
+  while (chunk >= RAID_MIN_CHUNK_BYTES && a->geo.array_bytes % chunk)
+    chunk /= 2;
+  if (chunk < RAID_MIN_CHUNK_BYTES)
+    return array_refuse (err, errlen,
+                         "array %s: its size (%" PRIu64 " bytes) is not a "
+                         "multiple of 4K, so no RAID5 chunk fits it",
+                         a->name, a->geo.array_bytes);
+  g->level = 5;
+  g->layout = LAYOUT_LEFT_SYMMETRIC;
+  g->chunk_bytes = chunk;
+  return 0;
+}
+
+/* raid1_takeover: a RAID5 of two members, any layout or chunk. */
+static int
+raid5_to_raid1 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  if (a->geo.members != 2)
+    return array_refuse (err, errlen,
+                         "array %s has %u members: md takes a RAID5 to "
+                         "RAID1 with 2 members only",
+                         a->name, a->geo.members);
+  g->level = 1;
+  g->layout = 0;
+  g->chunk_bytes = 0;
+  return 0;
+}
+
+/* raid6_takeover: a RAID5 of 3 or more members gains a Q disk, the
+ * last, from the spares; its layout is the same one with -6, so only
+ * the Q disk is built (a recovery of its role). */
+static int
+raid5_to_raid6 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  unsigned i;
+
+  if (a->geo.members < 3)
+    return array_refuse (err, errlen,
+                         "array %s has %u members: md takes a RAID5 of 3 or "
+                         "more to RAID6",
+                         a->name, a->geo.members);
+  for (i = 0; i < a->nspares && !array_spare_fits (a, i); i++)
+    ;
+  if (i == a->nspares)
+    return array_refuse (err, errlen,
+                         "array %s needs 1 spare for the Q disk, array has 0 "
+                         "(add one with nbdraid add first)",
+                         a->name);
+  g->level = 6;
+  g->layout += LAYOUT_RAID6_OFFSET;
+  g->members++;
+  return 0;
+}
+
+/* raid5_takeover_raid6: a RAID6 whose Q is on its last member (a -6
+ * layout) drops it and is the RAID5 of the same layout; the device
+ * that held Q becomes a spare, as md leaves it. */
+static int
+raid6_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  char name[64];
+
+  if (a->geo.layout < LAYOUT_RAID6_OFFSET)
+    return array_refuse (
+        err, errlen,
+        "array %s has layout %s, its Q rotating: md takes "
+        "only a -6 layout (Q on the last member) to RAID5",
+        a->name, raid_layout_name (6, a->geo.layout, name, sizeof name));
+  if (a->nspares == RAID_MAX_MEMBERS)
+    return array_refuse (err, errlen,
+                         "array %s has too many spares to take its Q disk "
+                         "as one",
+                         a->name);
+  g->level = 5;
+  g->layout -= LAYOUT_RAID6_OFFSET;
+  g->members--;
+  return 0;
+}
+
+static const struct takeover takeovers[] = {
+  { 1, 5, "raid5_takeover_raid1", raid1_to_raid5 },
+  { 5, 1, "raid1_takeover", raid5_to_raid1 },
+  { 5, 6, "raid6_takeover", raid5_to_raid6 },
+  { 6, 5, "raid5_takeover_raid6", raid6_to_raid5 },
+};
+
+/* What the array must be: writable, whole, idle, synced, of its own
+ * devices, with no write-mostly copy (RAID5 has none). */
+static int
+check_array (struct raid_array *a, char *err, size_t errlen)
+{
+  unsigned m;
+
+  if (a->readonly)
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
+  if (array_check_alive (a) == -1)
+    return array_refuse (err, errlen, "array %s has failed", a->name);
+  if (a->nchildren)
+    return array_refuse (err, errlen,
+                         "array %s is built of nested arrays: "
+                         "changing its level is not supported",
+                         a->name);
+  for (m = 0; m < a->geo.members; m++) {
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
+      return array_refuse (err, errlen,
+                           "array %s is degraded (member %u is %s): a "
+                           "level change needs every member active",
+                           a->name, m,
+                           slot_state (&a->slots[m]) == SLOT_RECOVERING
+                               ? "recovering"
+                               : "not active");
+    if (a->slots[m].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY)
+      return array_refuse (err, errlen,
+                           "member %u (%s) of array %s is write-mostly: "
+                           "drop write-mostly from its config line and "
+                           "restart first",
+                           m, a->slots[m].path, a->name);
+  }
+  if (a->job.kind != RAID_JOB_NONE)
+    return array_refuse (err, errlen,
+                         "array %s is busy with a %s; change its level later",
+                         a->name, raid_job_name (a->job.kind));
+  if (a->resync_front < a->ops->sync_units (a))
+    return array_refuse (err, errlen, "array %s has a resync to finish first",
+                         a->name);
+  if (a->behind.max)
+    return array_refuse (err, errlen,
+                         "array %s has write-behind %u: set write-behind = 0 "
+                         "and restart first",
+                         a->name, a->behind.max);
+  return 0;
+}
+
+/* The superblocks say the new level, layout, chunk and member count. */
+static void
+write_shape (struct raid_array *a)
+{
+  unsigned i;
+
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct md_superblock *sb = &array_slot (a, i)->sb;
+    sb->level = a->geo.level;
+    sb->layout = a->geo.layout;
+    sb->chunk_sectors = (uint32_t)(a->geo.chunk_bytes / 512);
+    sb->raid_disks = a->geo.members;
+  }
+}
+
+/* RAID5 to RAID6: a spare takes the new last role, Q, recovering from
+ * 0 once the superblocks say so (the scheduler starts it). */
+static void
+add_q_disk (struct raid_array *a, char *changed, size_t changedlen)
+{
+  unsigned r = a->geo.members - 1, i;
+
+  memset (&a->slots[r], 0, sizeof a->slots[r]);
+  a->slots[r].state = SLOT_MISSING;
+  for (i = 0; !array_spare_fits (a, i); i++)
+    ; /* raid5_to_raid6 found one */
+  snprintf (changed, changedlen, "%s\n", a->spares[i].path);
+  array_promote_spare (a, i, r);
+}
+
+/* RAID6 to RAID5: the old last role, Q (now at a->geo.members), becomes
+ * a spare, in every superblock. */
+static void
+drop_q_disk (struct raid_array *a, char *changed, size_t changedlen)
+{
+  struct raid_slot *q = &a->slots[a->geo.members];
+  uint32_t dev = q->sb.dev_number;
+  unsigned i;
+
+  snprintf (changed, changedlen, "%s\n", q->path);
+  a->spares[a->nspares++] = *q;
+  memset (q, 0, sizeof *q);
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct md_superblock *sb = &array_slot (a, i)->sb;
+    if (dev < sb->max_dev)
+      sb->dev_roles[dev] = MD_ROLE_SPARE;
+  }
+}
+
+/* With no request inside the engine, the array quiesced and sb_lock
+ * held (the heartbeat reads the roles): the new request paths,
+ * geometry and level state, then the superblocks (events+1).  A crash
+ * before those are all written leaves members one event apart:
+ * assembly takes the freshest as the reference, and either shape holds
+ * the same bytes (a Q disk not yet built is recovering). */
+static int
+apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
+       size_t changedlen, char *err, size_t errlen)
+{
+  const struct raid_level_ops *old_ops = a->ops;
+  struct raid_geometry old = a->geo;
+
+  if (a->ops->teardown)
+    a->ops->teardown (a);
+  a->geo = *g;
+  a->ops = a->level_ops (g->level);
+  if (a->ops->setup && a->ops->setup (a, err, errlen) == -1) {
+    a->geo = old;
+    a->ops = old_ops;
+    if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
+      array_log (a, RAID_LOG_ERROR, "array %s: %s", a->name, err);
+    return -1;
+  }
+  /* It was in sync: it is, in the new level's units. */
+  __atomic_store_n (&a->resync_front, a->ops->sync_units (a), __ATOMIC_RELEASE);
+  if (g->members > old.members)
+    add_q_disk (a, changed, changedlen);
+  else if (g->members < old.members)
+    drop_q_disk (a, changed, changedlen);
+  write_shape (a);
+  if (array_write_superblocks_locked (a) == -1)
+    return array_refuse (err, errlen,
+                         "array %s failed while its superblocks "
+                         "were written",
+                         a->name);
+  return 0;
+}
+
+int
+raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
+                     size_t changedlen, char *done, size_t donelen, char *err,
+                     size_t errlen)
+{
+  const struct raid_level *l = raid_level_parse (level);
+  const struct takeover *t = NULL;
+  struct raid_geometry g = a->geo;
+  int old = a->geo.level, r;
+  size_t i;
+
+  changed[0] = '\0';
+  if (!l)
+    return array_refuse (err, errlen,
+                         "'%s' is not a level (0, 1, 5, 6, 10, or raid5...)",
+                         level);
+  if (l->md_level == a->geo.level)
+    return array_refuse (err, errlen, "array %s is RAID%d already", a->name,
+                         a->geo.level);
+  for (i = 0; i < sizeof takeovers / sizeof takeovers[0]; i++)
+    if (takeovers[i].from == a->geo.level && takeovers[i].to == l->md_level)
+      t = &takeovers[i];
+  if (!t)
+    return array_refuse (err, errlen,
+                         "array %s: RAID%d to RAID%d is not supported "
+                         "(grow --level takes a 2-member RAID1 to RAID5 "
+                         "and back, a RAID5 to RAID6 and back)",
+                         a->name, a->geo.level, l->md_level);
+  pthread_mutex_lock (&a->sb_lock);
+  r = check_array (a, err, errlen);
+  pthread_mutex_unlock (&a->sb_lock);
+  if (r == -1 || t->shape (a, &g, err, errlen) == -1
+      || geometry_init (&g, err, errlen) == -1)
+    return -1;
+  if (g.array_bytes != a->geo.array_bytes)
+    return array_refuse (err, errlen,
+                         "array %s: RAID%d would be %" PRIu64 " bytes, not "
+                         "%" PRIu64 "",
+                         a->name, g.level, g.array_bytes, a->geo.array_bytes);
+  array_hold_requests (a);
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  r = check_array (a, err, errlen); /* a member may have failed meanwhile */
+  if (r == 0)
+    r = apply (a, &g, changed, changedlen, err, errlen);
+  pthread_mutex_unlock (&a->sb_lock);
+  array_unquiesce (a);
+  array_release_requests (a);
+  if (r == -1)
+    return -1;
+  array_log (a, RAID_LOG_INFO,
+             "array %s: RAID%d now, RAID%d before (md's %s); no data moved",
+             a->name, a->geo.level, old, t->md);
+  snprintf (done, donelen, "array %s is RAID%d now, RAID%d before", a->name,
+            a->geo.level, old);
+  return 0;
+}
