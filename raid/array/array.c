@@ -136,14 +136,21 @@ read_time_in (struct member *m, uint64_t took_ns)
 /* Run one op on its device: ENODEV if the member does not take it.
  * Keeps the member's average service time for quick, and of a data
  * read that succeeded its average read time for the copies family's
- * choice of copy (an error says nothing of how fast it reads). */
+ * choice of copy (an error says nothing of how fast it reads).  That
+ * one is the read's time shared among the ops the member had from us
+ * when it began, itself included: a member that serves one op at a
+ * time (a disk, an export behind a serializing server) makes a read
+ * wait for those ahead of it, and a copy merely busy must not look
+ * far (the copies family would pile reads on the others: a RAID10 of
+ * equal remote disks read random 4K a fifth slower so). */
 static void
 exec_op (void *ctx, struct io_op *op)
 {
   struct raid_array *a = ctx;
   struct raid_slot *s = array_slot (a, op->member);
   struct member *m;
-  uint64_t off, start = now_ns (), took;
+  uint64_t off, start, took;
+  unsigned ahead;
   int r = -1;
 
   if (!takes (s, op)) {
@@ -151,6 +158,8 @@ exec_op (void *ctx, struct io_op *op)
     return;
   }
   m = s->io;
+  ahead = __atomic_fetch_add (&m->ops_in_flight, 1, __ATOMIC_RELAXED);
+  start = now_ns ();
   off = op->metadata ? op->off : s->data_offset_bytes + op->off;
   switch (op->kind) {
   case IO_READ:
@@ -168,9 +177,10 @@ exec_op (void *ctx, struct io_op *op)
   }
   op->err = r == 0 ? 0 : errno;
   took = now_ns () - start;
+  __atomic_sub_fetch (&m->ops_in_flight, 1, __ATOMIC_RELAXED);
   average_in (&m->service_ns, took);
   if (op->kind == IO_READ && r == 0 && !op->metadata)
-    read_time_in (m, took);
+    read_time_in (m, took / (ahead + 1));
 }
 
 /* Operations on buffered members this quick are the CPU copying

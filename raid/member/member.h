@@ -48,6 +48,8 @@ struct member {
    * Apart from service_ns, which writes and flushes move too (a
    * local file's fdatasync can take longer than a remote read). */
   uint64_t read_ns;
+  /* Operations the array has running on it now (atomic). */
+  unsigned ops_in_flight;
   /* Its I/O waits on a device or the network (O_DIRECT, NBD) rather
    * than copying memory: operations overlap however quick they are. */
   bool waits;
