@@ -152,6 +152,11 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   for (i = 0; i < st->ndevices; i++)
     st->dev[i].detached = path_detached (st->dev[i].path, identity[i]);
   array_requests (a, &st->requests);
+  st->policy = a->geo.lvl->tolerates (a->geo.layout, a->geo.members) == 0
+                   ? "none"
+               : a->ppl.on         ? "ppl"
+               : a->bitmap.present ? "bitmap"
+                                   : "resync";
   if (a->bitmap.present) {
     st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;
     st->bitmap_chunks = a->bitmap.chunks;

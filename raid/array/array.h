@@ -4,13 +4,14 @@
 #ifndef NBDRAID_ARRAY_H
 #define NBDRAID_ARRAY_H
 
-#include "raid.h"
 #include "bitmap.h"
 #include "io-batch.h"
 #include "iopool.h"
-#include "member.h"
 #include "member-set.h"
+#include "member.h"
 #include "owner.h"
+#include "ppl.h"
+#include "raid.h"
 #include "retired.h"
 #include "scratch.h"
 #include "stripe-lock.h"
@@ -167,6 +168,7 @@ struct raid_array {
   uint64_t scrub_fail_after;    /* sectors; 0: never (config) */
   struct member_open_options member_opts;      /* to reopen devices */
   struct raid_bitmap bitmap;
+  struct raid_ppl ppl;          /* partial parity log (RAID5) */
   struct raid_behind behind;    /* md's write-behind (write-behind.c) */
   /* A role being replaced (-1: none) and the spare replacing it: set
    * only with the array quiesced, so requests read them freely. */

@@ -583,6 +583,39 @@ read_sync_state (struct raid_array *a, const struct md_superblock *ref)
     ? a->ops->sync_units (a) : ref->resync_offset_sectors / unit_sectors;
 }
 
+/* The partial parity log: after an unclean stop, replay it; when it
+ * covered stripes in flight and every entry was sound, the array is
+ * consistent and needs no resync (md's ppl_init_log()).  The logs are
+ * then emptied. */
+static int
+load_ppl (struct raid_array *a, const struct md_superblock *ref,
+          const struct raid_options *opts, char *err, size_t errlen)
+{
+  bool dirty = !a->in_sync;
+
+  if (ppl_open (a, ref) == -1)
+    return array_refuse (err, errlen, "%s", strerror (errno));
+  if (!a->ppl.on)
+    return 0;
+  if (a->geo.chunk_bytes + PPL_HEADER_BYTES > a->ppl.area_bytes)
+    return array_refuse (err, errlen,
+                         "array %s: chunk %" PRIu64 "K does "
+                         "not fit the partial parity log's %" PRIu64 "K "
+                         "with its header",
+                         a->name, a->geo.chunk_bytes / 1024,
+                         a->ppl.area_bytes / 1024);
+  if (opts->readonly)
+    return 0;
+  if (ppl_recover (a, dirty, err, errlen) == -1)
+    return -1;
+  if (dirty && a->ppl.replayed > 0 && a->ppl.skipped == 0) {
+    a->in_sync = 1;
+    a->resync_front = a->ops->sync_units (a);
+    array_write_superblocks (a);
+  }
+  return 0;
+}
+
 struct raid_array *
 raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
                char *err, size_t errlen)
@@ -678,7 +711,8 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     goto fail;
   }
   a->heartbeat_ms = cfg->heartbeat_ms;
-  if (array_claim (a, opts->force, err, errlen) == -1)
+  if (array_claim (a, opts->force, err, errlen) == -1
+      || load_ppl (a, ref, opts, err, errlen) == -1)
     goto fail;
   warn_controllers (a, cfg);
   record_missing (a);
@@ -721,6 +755,7 @@ raid_close (struct raid_array *a)
   stripe_locks_destroy (&a->locks);
   pthread_mutex_destroy (&a->sb_lock);
   bitmap_free (&a->bitmap);
+  ppl_close (a);
   behind_free (a);
   job_buffers_free (&a->job_buffers);
   for (i = 0; i < a->geo.members && a->slots; i++)

@@ -19,6 +19,7 @@
 #include "bitmap-format.h"
 #include "controllers.h"
 #include "create-undo.h"
+#include "ppl-format.h"
 #include "superblock-io.h"
 
 #define SECTOR 512ULL
@@ -86,16 +87,18 @@ bitmap_space_sectors (uint64_t dev_sectors)
 }
 
 /* mdadm's default v1.2 data offset: reshape headroom shrunk for small
- * devices, plus superblock and bitmap space, rounded up to 1 MiB. */
+ * devices, plus superblock and bitmap (or PPL) space, rounded up to
+ * 1 MiB. */
 static uint64_t
-data_offset_sectors (uint64_t dev_sectors, uint64_t chunk_sectors)
+data_offset_sectors (uint64_t dev_sectors, uint64_t chunk_sectors, bool ppl)
 {
   uint64_t headroom = 128 * 1024 * 2, off;
 
   while ((headroom << 10) > dev_sectors &&
          (chunk_sectors == 0 || headroom / 2 >= chunk_sectors * 2))
     headroom >>= 1;
-  off = 12 * 2 + bitmap_space_sectors (dev_sectors) + headroom;
+  off = 12 * 2 + (ppl ? PPL_AREA_SECTORS : bitmap_space_sectors (dev_sectors))
+        + headroom;
   return (off + 2047) / 2048 * 2048;
 }
 
@@ -315,7 +318,8 @@ plan_geometry (struct creation *c, struct raid_geometry *g,
       which = i;
     }
   *data_offset = data_offset_sectors (smallest / SECTOR,
-                                      cfg->chunk_bytes / SECTOR) * SECTOR;
+                                      cfg->chunk_bytes / SECTOR, cfg->ppl)
+                 * SECTOR;
   need = *data_offset + round;
   if (smallest < need)
     return refuse (c, "%s is too small: %" PRIu64 " bytes, each member "
@@ -432,6 +436,22 @@ bitmap_image (const struct md_superblock *sb, const struct raid_geometry *g,
   return image;
 }
 
+/* md's empty partial parity log area (mdadm's write_init_ppl1): zeros
+ * but a header with no entries at its start. */
+static uint8_t *
+ppl_image (const struct md_superblock *sb, uint64_t *bytes)
+{
+  struct ppl_header h = { .signature = ppl_signature (sb->set_uuid) };
+  uint8_t *image;
+
+  *bytes = md_sb_ppl_size (sb) * SECTOR;
+  if (posix_memalign ((void **)&image, 4096, *bytes) != 0)
+    return NULL;
+  memset (image, 0, *bytes);
+  ppl_header_encode (&h, image);
+  return image;
+}
+
 /* Fill uuid from getrandom, however many calls it takes. */
 static void
 random_uuid (uint8_t uuid[16])
@@ -456,6 +476,8 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   struct md_superblock *sb = calloc (1, sizeof *sb);
   uint8_t *image = NULL;
   uint64_t image_bytes = 0, written = MD_SB_BLOCK_BYTES;
+  /* The bitmap or the PPL area, both this far after the superblock. */
+  uint64_t image_offset = MD_SB_OFFSET_BYTES + MD_BITMAP_OFFSET_SECTORS * 512;
   unsigned i;
   int r = -1;
 
@@ -488,9 +510,17 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
       refuse (c, "%s", strerror (ENOMEM));
       goto out;
     }
-    if (MD_BITMAP_OFFSET_SECTORS * 512 + image_bytes > written)
-      written = MD_BITMAP_OFFSET_SECTORS * 512 + image_bytes;
   }
+  else if (cfg->ppl) {
+    sb->feature_map |= MD_FEATURE_PPL;
+    md_sb_set_ppl (sb, PPL_OFFSET_SECTORS, PPL_AREA_SECTORS);
+    if (!(image = ppl_image (sb, &image_bytes))) {
+      refuse (c, "%s", strerror (ENOMEM));
+      goto out;
+    }
+  }
+  if (image_offset - MD_SB_OFFSET_BYTES + image_bytes > written)
+    written = image_offset - MD_SB_OFFSET_BYTES + image_bytes;
 
   for (i = 0; i < c->n; i++) {
     struct member *m = c->members[i];
@@ -507,11 +537,13 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
     /* Zoned (RAID0): equal data sizes, so md sees a single zone. */
     sb->data_size_sectors = g->lvl->zoned ? g->member_bytes / SECTOR
       : (m->size_bytes - data_offset) / SECTOR;
-    if (undo_save (c->undo, m, MD_SB_OFFSET_BYTES, written) == -1 ||
-        (image && m->ops->pwrite (m, image, image_bytes, MD_SB_OFFSET_BYTES
-                                  + MD_BITMAP_OFFSET_SECTORS * 512) == -1) ||
-        md_sb_write (m, sb, NULL) == -1 || m->ops->flush (m) == -1) {
-      refuse (c, "%s: writing the superblock and bitmap: %s", m->name,
+    if (undo_save (c->undo, m, MD_SB_OFFSET_BYTES, written) == -1
+        || (image && m->ops->pwrite (m, image, image_bytes, image_offset) == -1)
+        || md_sb_write (m, sb, NULL) == -1 || m->ops->flush (m) == -1) {
+      refuse (c, "%s: writing the superblock%s: %s", m->name,
+              cfg->bitmap ? " and bitmap"
+              : cfg->ppl  ? " and PPL"
+                          : "",
               strerror (errno));
       goto out;
     }

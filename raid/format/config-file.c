@@ -150,6 +150,29 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     if (strcmp (value, "internal") != 0 && strcmp (value, "none") != 0)
       return config_fail (st, "bitmap '%s' is not internal or none", value);
     cfg->bitmap = value[0] == 'i';
+    cfg->bitmap_line = st->line;
+  }
+  else if (strcmp (name, "consistency-policy") == 0) {
+    /* mdadm's --consistency-policy: how the array comes back
+     * consistent after a crash. */
+    if (strcmp (value, "journal") == 0)
+      return config_fail (st, "consistency-policy 'journal' is not supported "
+                              "yet: use ppl (RAID5), bitmap or resync");
+    if (strcmp (value, "resync") != 0 && strcmp (value, "bitmap") != 0
+        && strcmp (value, "ppl") != 0)
+      return config_fail (st,
+                          "consistency-policy '%s' is not resync, bitmap "
+                          "or ppl",
+                          value);
+    cfg->ppl = value[0] == 'p';
+    cfg->ppl_line = st->line;
+    if (!cfg->bitmap_line)
+      cfg->bitmap = value[0] == 'b';
+    else if (cfg->ppl && cfg->bitmap)
+      return config_fail (st,
+                          "consistency-policy ppl excludes the bitmap "
+                          "that line %d keeps (md refuses both)",
+                          cfg->bitmap_line);
   }
   else if (strcmp (name, "bitmap-chunk") == 0) {
     if (raid_parse_size (value, &cfg->bitmap_chunk_bytes) == -1 ||
@@ -480,6 +503,8 @@ check_config (struct parse_state *st)
     config_check_flags (st, cfg, l);
   if (!st->failed)
     config_check_write_behind (st, cfg);
+  if (!st->failed)
+    config_check_ppl (st, cfg);
 }
 
 /* Does g contain target, through its "array:" members?  depth bounds

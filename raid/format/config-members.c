@@ -163,6 +163,26 @@ config_check_flags (struct parse_state *st, const struct raid_config *cfg,
           "first: keep it off one at least");
 }
 
+/* md keeps a partial parity log for RAID5 alone, never beside a bitmap
+ * (raid5-ppl.c ppl_init_log()). */
+void
+config_check_ppl (struct parse_state *st, const struct raid_config *cfg)
+{
+  if (!cfg->ppl)
+    return;
+  st->line = cfg->ppl_line;
+  if (cfg->level != 5 || cfg->ngroups > 0)
+    config_fail (st,
+                 "consistency-policy ppl applies to RAID5, not to "
+                 "RAID%d%s (md keeps a partial parity log for RAID5 only)",
+                 cfg->level, cfg->ngroups > 0 ? " of nested arrays" : "");
+  else if (cfg->bitmap_line && cfg->bitmap)
+    config_fail (st,
+                 "consistency-policy ppl excludes the bitmap that line "
+                 "%d keeps (md refuses both)",
+                 cfg->bitmap_line);
+}
+
 /* md writes behind only to the write-mostly copies of a RAID1, and
  * only with a bitmap, which keeps the regions of writes not yet on
  * them dirty until they land (md's raid1.c, md-bitmap.c). */

@@ -37,6 +37,7 @@ void config_check_flags (struct parse_state *st,
                          const struct raid_config *cfg,
                          const struct raid_level *l);
 /* write-behind where md does it: RAID1, a bitmap, a write-mostly copy. */
+void config_check_ppl (struct parse_state *st, const struct raid_config *cfg);
 void config_check_write_behind (struct parse_state *st,
                                 const struct raid_config *cfg);
 

@@ -21,6 +21,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/owner.c %reldir%/owner.h \
 	%reldir%/parity.c %reldir%/parity.h \
 	%reldir%/parity-locate.c \
+	%reldir%/ppl-format.c %reldir%/ppl-format.h \
 	%reldir%/superblock.c %reldir%/superblock.h \
 	%reldir%/units.c \
 	%reldir%/uri-same.c %reldir%/uri-same.h

@@ -32,8 +32,9 @@ enum {
 };
 
 /* The feature bits this engine understands well enough to serve. */
-#define SUPPORTED_FEATURES \
-  (MD_FEATURE_BITMAP | MD_FEATURE_RECOVERY_OFFSET | MD_FEATURE_RAID0_LAYOUT)
+#define SUPPORTED_FEATURES                                                     \
+  (MD_FEATURE_BITMAP | MD_FEATURE_RECOVERY_OFFSET | MD_FEATURE_RAID0_LAYOUT    \
+   | MD_FEATURE_PPL | MD_FEATURE_MULTIPLE_PPLS)
 
 /* Features md knows that we refuse, with the name we report. */
 static const struct {
@@ -44,8 +45,6 @@ static const struct {
   { MD_FEATURE_BAD_BLOCKS, "a bad-block list with recorded bad blocks" },
   { MD_FEATURE_REPLACEMENT, "a replacement device" },
   { MD_FEATURE_JOURNAL, "a write journal" },
-  { MD_FEATURE_PPL, "a partial parity log (PPL)" },
-  { MD_FEATURE_MULTIPLE_PPLS, "partial parity logs (PPL)" },
 };
 
 uint32_t
@@ -306,6 +305,66 @@ check_bitmap_place (const struct md_superblock *sb, char *err, size_t errlen)
   return 0;
 }
 
+bool
+md_sb_has_ppl (const struct md_superblock *sb)
+{
+  return sb->feature_map & (MD_FEATURE_PPL | MD_FEATURE_MULTIPLE_PPLS);
+}
+
+int16_t
+md_sb_ppl_offset (const struct md_superblock *sb)
+{
+  return (int16_t)((uint32_t)sb->bitmap_offset_sectors & 0xffff);
+}
+
+uint16_t
+md_sb_ppl_size (const struct md_superblock *sb)
+{
+  return (uint16_t)((uint32_t)sb->bitmap_offset_sectors >> 16);
+}
+
+void
+md_sb_set_ppl (struct md_superblock *sb, int16_t offset, uint16_t size)
+{
+  sb->bitmap_offset_sectors
+      = (int32_t)((uint32_t)(uint16_t)offset | (uint32_t)size << 16);
+}
+
+/* md's ppl_init_log() and ppl_validate_rdev(): PPL is RAID5's alone,
+ * excludes a bitmap, and its area (a header and at least one 4 KiB
+ * block) lies after the superblock block and before the data. */
+static int
+check_ppl_place (const struct md_superblock *sb, char *err, size_t errlen)
+{
+  int16_t off = md_sb_ppl_offset (sb);
+  uint16_t size = md_sb_ppl_size (sb);
+
+  if (sb->level != 5) {
+    snprintf (err, errlen,
+              "feature_map 0x%x: a partial parity log on "
+              "level %" PRId32 " (md keeps one for RAID5 only)",
+              sb->feature_map, sb->level);
+    return -1;
+  }
+  if (sb->feature_map & MD_FEATURE_BITMAP) {
+    snprintf (err, errlen,
+              "feature_map 0x%x: a partial parity log and a "
+              "bitmap together (md refuses both)",
+              sb->feature_map);
+    return -1;
+  }
+  if (off < MD_SB_BLOCK_BYTES / 512 || size < 16
+      || sb->super_offset_sectors + off + size > sb->data_offset_sectors) {
+    snprintf (err, errlen,
+              "ppl offset %d size %u sectors: not between the "
+              "superblock and the data at %" PRIu64 " with room for a "
+              "header and a block",
+              off, size, sb->data_offset_sectors);
+    return -1;
+  }
+  return 0;
+}
+
 uint64_t
 md_sb_member_bytes (const struct md_superblock *sb)
 {
@@ -366,6 +425,8 @@ md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
               member_sectors);
     return -1;
   }
+  if (md_sb_has_ppl (sb))
+    return check_ppl_place (sb, err, errlen);
   if ((sb->feature_map & MD_FEATURE_BITMAP) &&
       check_bitmap_place (sb, err, errlen) == -1)
     return -1;

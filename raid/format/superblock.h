@@ -49,6 +49,8 @@ struct md_superblock {
   uint64_t size_sectors;        /* sectors of each member used by the array */
   uint32_t chunk_sectors;
   uint32_t raid_disks;
+  /* md's union: the bitmap's offset, or with MD_FEATURE_PPL the
+   * PPL's offset (low 16 bits, signed) and size (high 16 bits). */
   int32_t bitmap_offset_sectors;
   /* Reshape fields: only meaningful with MD_FEATURE_RESHAPE, which we
    * refuse, but kept so a rewrite preserves what md wrote. */
@@ -121,6 +123,13 @@ uint64_t md_sb_member_bytes (const struct md_superblock *sb);
  */
 int md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
                  char *err, size_t errlen);
+
+/* The partial parity log (md's ppl.offset and ppl.size, sectors from
+ * the superblock's start), when the feature map has one. */
+bool md_sb_has_ppl (const struct md_superblock *sb);
+int16_t md_sb_ppl_offset (const struct md_superblock *sb);
+uint16_t md_sb_ppl_size (const struct md_superblock *sb);
+void md_sb_set_ppl (struct md_superblock *sb, int16_t offset, uint16_t size);
 
 /* Role of this member (dev_roles[dev_number]). */
 uint16_t md_sb_role (const struct md_superblock *sb);

@@ -64,6 +64,11 @@ struct raid_config {
   char *controllers;            /* declared names, or NULL: any */
   char *socket;                 /* control socket, or NULL: the default */
   bool bitmap;                  /* an internal write-intent bitmap */
+  int bitmap_line;              /* where 'bitmap' was set, or 0 */
+  /* md's consistency-policy ppl: a partial parity log closes RAID5's
+   * write hole instead of a bitmap. */
+  bool ppl;
+  int ppl_line;
   uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
   int bitmap_chunk_line;
   bool auto_readd;              /* re-add members that come back */
@@ -429,6 +434,8 @@ struct raid_status {
                                        * recovery */
   uint64_t bitmap_chunk_bytes;        /* 0: no bitmap */
   uint64_t bitmap_chunks, bitmap_dirty;
+  /* md's consistency policy: none, resync, bitmap or ppl. */
+  const char *policy;
   struct raid_requests requests;
 };
 void raid_get_status (struct raid_array *a, struct raid_status *st);
@@ -573,6 +580,10 @@ struct raid_member_info {
   /* The write-intent bitmap: its header and dirty bits, or why they
    * could not be read (bitmap_why not empty). */
   bool has_bitmap;
+  /* A partial parity log: sectors from the superblock, and long. */
+  bool has_ppl;
+  int ppl_offset_sectors;
+  unsigned ppl_size_sectors;
   char bitmap_why[256];
   uint32_t bitmap_chunk_bytes;
   uint64_t bitmap_events, bitmap_events_cleared;

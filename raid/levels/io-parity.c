@@ -170,6 +170,23 @@ stripe_touches (const struct member_set *set, const struct column *c,
   return false;
 }
 
+/* Does segment s leave a data chunk unwritten between two it writes?
+ * md's PPL entries name a run of written chunks, whose partial parity
+ * then takes the ones between as they are, so they must be read. */
+static bool
+written_gaps (const struct request *rq, const struct segment *s)
+{
+  unsigned i, seen = 0, first = 0, last = 0;
+
+  for (i = 0; i < rq->a->geo.data_members; i++)
+    if (written (s, i)) {
+      if (!seen++)
+        first = i;
+      last = i;
+    }
+  return seen && last - first + 1 != seen;
+}
+
 /* Decide how to update a segment and allocate its buffers. */
 static int
 prepare (const struct request *rq, struct segment *s)
@@ -197,7 +214,9 @@ prepare (const struct request *rq, struct segment *s)
     rmw_reads += written (s, i);
   }
   s->mode = !rq->resync && synced && rmw_reads < rcw_reads
-    ? SEG_RMW : SEG_RCW;
+                    && !(rq->a->ppl.on && written_gaps (rq, s))
+                ? SEG_RMW
+                : SEG_RCW;
   for (i = 0; i < k; i++)
     want[s->col.map.q_coef[i]] = s->mode == SEG_RMW ? written (s, i)
       : !fully_written (rq, s, i);
@@ -285,11 +304,54 @@ zeroes_stripe (const struct request *rq, const struct segment *s)
   return true;
 }
 
+/* With a partial parity log: log segment s on its parity member, given
+ * the new contents of its blocks (out; NULL when it zeroes its whole
+ * stripe).  The entry covers the data chunks from the first written to
+ * the last; its partial parity is the XOR of the others, which is the
+ * new parity XOR the ones it covers.  Nothing to log for a resync or
+ * when the parity member is gone (md logs neither). */
+static int
+log_segment (const struct request *rq, const struct segment *s,
+             const uint8_t **out, struct ppl_pending *log)
+{
+  struct raid_array *a = rq->a;
+  unsigned k = a->geo.data_members, first = k, last = 0, i;
+  size_t w = s->col.hi - s->col.lo, j;
+  uint64_t data_sector;
+  uint8_t *pp = NULL;
+  int r;
+
+  if (!a->ppl.on || rq->resync || member_set_has (&s->gone, s->col.map.p_disk))
+    return 0;
+  for (i = 0; i < k; i++)
+    if (written (s, i)) {
+      if (first == k)
+        first = i;
+      last = i;
+    }
+  data_sector = (chunk_start (rq, s->col.stripe, first) + s->col.lo) / 512;
+  if (out && !(first == 0 && last == k - 1)) {
+    if (!(pp = malloc (w))) {
+      errno = ENOMEM;
+      return -1;
+    }
+    memcpy (pp, out[k], w);
+    for (i = first; i <= last; i++)
+      for (j = 0; j < w; j++)
+        pp[j] ^= out[s->col.map.q_coef[i]][j];
+  }
+  r = ppl_add (log, s->col.map.p_disk, a->ppl.signature, data_sector,
+               (uint32_t)((last - first + 1) * w), pp, pp ? (uint32_t)w : 0);
+  free (pp);
+  return r;
+}
+
 /* Writes of segment s: data it writes, parity, and blocks of members
  * being repaired; nothing to a member that is gone for good. */
 static int
 add_writes (const struct request *rq, struct segment *s,
-            struct io_batch *writes, struct io_batch *fixes)
+            struct io_batch *writes, struct io_batch *fixes,
+            struct ppl_pending *log)
 {
   struct raid_array *a = rq->a;
   const struct raid_geometry *g = &a->geo;
@@ -302,6 +364,8 @@ add_writes (const struct request *rq, struct segment *s,
     data_written[s->col.map.q_coef[i]] = written (s, i);
 
   if (zeroes_stripe (rq, s)) {
+    if (log_segment (rq, s, NULL, log) == -1)
+      return -1;
     for (i = 0; i < g->members; i++)
       if (member_set_has (&rq->repair, i)) {
         if (io_batch_add (fixes, IO_ZERO, i, off, w, NULL))
@@ -312,7 +376,7 @@ add_writes (const struct request *rq, struct segment *s,
         return -1;
     return 0;
   }
-  if (compute (rq, s, out) == -1)
+  if (compute (rq, s, out) == -1 || log_segment (rq, s, out, log) == -1)
     return -1;
   for (b = 0; b < blocks; b++) {
     unsigned disk = s->col.map.block_disk[b];
@@ -387,17 +451,25 @@ static int
 run_window (struct request *rq, struct segment *segs, unsigned n)
 {
   struct io_batch b, fixes;
+  struct ppl_pending log;
   unsigned s;
+  size_t i;
   int r = -1;
 
   io_batch_init (&b);
   io_batch_init (&fixes);
+  memset (&log, 0, sizeof log);
   if (read_window (rq, segs, n, &b) == -1)
     goto out;
   io_batch_reset (&b);
   for (s = 0; s < n; s++)
-    if (add_writes (rq, &segs[s], &b, &fixes) == -1)
+    if (add_writes (rq, &segs[s], &b, &fixes, &log) == -1)
       goto out;
+  /* The logs are on their members before any write they cover. */
+  for (i = 0; i < b.n; i++)
+    if (b.ops[i].member < rq->a->geo.members)
+      member_set_add (&log.written, b.ops[i].member);
+  ppl_commit (rq->a, &log);
   array_run (rq->a, &b);
   r = array_settle_writes (rq->a, &b);
   if (fixes.n) {
@@ -406,10 +478,11 @@ run_window (struct request *rq, struct segment *segs, unsigned n)
       r = -1;
   }
  out:
-  free_segments (segs, n);
-  io_batch_free (&b);
-  io_batch_free (&fixes);
-  return r;
+   ppl_finish (rq->a, &log);
+   free_segments (segs, n);
+   io_batch_free (&b);
+   io_batch_free (&fixes);
+   return r;
 }
 
 /* qsort order for uint64_t: ascending. */
@@ -465,6 +538,25 @@ cut_stripe (const struct request *rq, uint64_t stripe, struct segment *segs)
   return n;
 }
 
+/* How many of segs[0..n-1], from the first, one window takes: with a
+ * partial parity log, as many as their logs fit in (each member's area
+ * less its header, entries in a header); else all. */
+static unsigned
+ppl_fit (const struct request *rq, const struct segment *segs, unsigned n)
+{
+  uint64_t room = rq->a->ppl.area_bytes - PPL_HEADER_BYTES, bytes = 0;
+  unsigned i;
+
+  if (!rq->a->ppl.on || rq->resync)
+    return n;
+  for (i = 0; i < n && i < PPL_HDR_MAX_ENTRIES; i++) {
+    bytes += segs[i].col.hi - segs[i].col.lo;
+    if (bytes > room)
+      break;
+  }
+  return i;
+}
+
 /* Run segments of stripes first..last through windows; cut(stripe,
  * segs) produces each stripe's segments. */
 static int
@@ -476,7 +568,7 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
   uint64_t stripe, bytes = 0, cap = min64 (last - first + 1, WINDOW_SEGMENTS);
   /* A stripe is one segment but where a piece starts or ends in it. */
   struct segment *segs = malloc ((cap + 2 * rq->npieces + 2) * sizeof *segs);
-  unsigned n = 0;
+  unsigned n = 0, fit;
   int r = 0;
 
   if (!segs) {
@@ -486,6 +578,11 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
   for (stripe = first; stripe <= last && r == 0; stripe++) {
     n += cut (rq, stripe, &segs[n]);
     bytes += per_stripe;
+    while (r == 0 && (fit = ppl_fit (rq, segs, n)) < n) {
+      r = run_window (rq, segs, fit);
+      memmove (segs, segs + fit, (n - fit) * sizeof *segs);
+      n -= fit;
+    }
     if (bytes >= WINDOW_BYTES || n >= WINDOW_SEGMENTS || stripe == last) {
       r = run_window (rq, segs, n);
       n = 0;

@@ -147,6 +147,9 @@ describe (struct member *m, const struct md_superblock *sb,
   info->array_bytes = geometry_init (&g, why, sizeof why) == 0
     ? g.array_bytes : 0;
   info->has_bitmap = sb->feature_map & MD_FEATURE_BITMAP;
+  info->has_ppl = md_sb_has_ppl (sb);
+  info->ppl_offset_sectors = md_sb_ppl_offset (sb);
+  info->ppl_size_sectors = md_sb_ppl_size (sb);
   if (info->has_bitmap && !read_bitmap (m, sb, info) &&
       !info->bitmap_why[0])
     snprintf (info->bitmap_why, sizeof info->bitmap_why, "%s",

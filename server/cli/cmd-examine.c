@@ -58,6 +58,10 @@ print_text (const char *path, const struct raid_member_info *m)
   if (m->has_bitmap)
     printf ("Internal Bitmap : %d sectors from superblock\n",
             m->bitmap_offset_sectors);
+  if (m->has_ppl)
+    printf ("            PPL : %u sectors at offset %d sectors from "
+            "superblock\n",
+            m->ppl_size_sectors, m->ppl_offset_sectors);
   if (m->has_recovery_offset)
     printf ("Recovery Offset : %" PRIu64 " sectors\n",
             m->recovery_offset_sectors);
@@ -153,6 +157,9 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
             m->bitmap_chunk_bytes, m->bitmap_events,
             m->bitmap_events_cleared, m->bitmap_chunks,
             m->bitmap_write_behind, m->bitmap_dirty);
+  if (m->has_ppl)
+    printf (", \"ppl\": {\"offset_sectors\": %d, \"size_sectors\": %u}",
+            m->ppl_offset_sectors, m->ppl_size_sectors);
   if (m->has_owner) {
     printf (", \"owner\": {\"host\": ");
     json_string (stdout, m->owner_host);

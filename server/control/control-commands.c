@@ -104,6 +104,8 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
       fprintf (fp, "  (detached)");
     fputc ('\n', fp);
   }
+  if (strcmp (st->policy, "ppl") == 0)
+    fprintf (fp, "      consistency policy: ppl (partial parity log)\n");
   if (st->bitmap_chunk_bytes)
     fprintf (fp, "      bitmap: %" PRIu64 "/%" PRIu64 " chunks dirty, %"
              PRIu64 "K chunk\n", st->bitmap_dirty, st->bitmap_chunks,
@@ -173,6 +175,7 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            ", \"dirty\": %" PRIu64 "}", st->mismatches, st->unlocated,
            st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
            st->bitmap_dirty);
+  fprintf (fp, ", \"consistency_policy\": \"%s\"", st->policy);
   fprintf (fp, ", \"speed_limit\": {\"min_bytes_per_sec\": %" PRIu64
            ", \"max_bytes_per_sec\": %" PRIu64 "}", min, max);
   fprintf (fp, ", \"requests\": {\"reads\": %" PRIu64 ", \"read_bytes\": %"

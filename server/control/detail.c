@@ -105,10 +105,7 @@ detail_text (FILE *fp, const struct raid_status *st)
   if (st->chunk_bytes)
     fprintf (fp, "%18s : %" PRIu64 "K\n", "Chunk Size",
              st->chunk_bytes / 1024);
-  /* md's consistency_policy: none for RAID0, else bitmap or resync. */
-  fprintf (fp, "\n%18s : %s\n\n", "Consistency Policy",
-           l && l->tolerates (st->layout, st->members) == 0 ? "none"
-           : st->bitmap_chunk_bytes ? "bitmap" : "resync");
+  fprintf (fp, "\n%18s : %s\n\n", "Consistency Policy", st->policy);
   if (st->job != RAID_JOB_NONE && st->job_total)
     fprintf (fp, "%18s : %" PRIu64 "%% complete\n\n",
              st->job == RAID_JOB_CHECK || st->job == RAID_JOB_REPAIR

@@ -1,0 +1,428 @@
+/* nbdraid: the partial parity log at run time and its replay (md's
+ * raid5-ppl.c; the format is in ppl-format.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "member.h"
+#include "ppl.h"
+
+#define BLOCK 4096
+
+int
+ppl_open (struct raid_array *a, const struct md_superblock *ref)
+{
+  struct raid_ppl *l = &a->ppl;
+  unsigned i;
+
+  if (!md_sb_has_ppl (ref))
+    return 0;
+  l->signature = ppl_signature (ref->set_uuid);
+  l->area_offset = (ref->super_offset_sectors + md_sb_ppl_offset (ref)) * 512;
+  l->area_bytes = (uint64_t)md_sb_ppl_size (ref) * 512;
+  l->nlogs = RAID_MAX_MEMBERS;
+  if (!(l->logs = calloc (l->nlogs, sizeof *l->logs))) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (i = 0; i < l->nlogs; i++)
+    pthread_mutex_init (&l->logs[i].lock, NULL);
+  l->on = true;
+  return 0;
+}
+
+void
+ppl_close (struct raid_array *a)
+{
+  unsigned i;
+
+  for (i = 0; a->ppl.logs && i < a->ppl.nlogs; i++)
+    pthread_mutex_destroy (&a->ppl.logs[i].lock);
+  free (a->ppl.logs);
+  a->ppl.logs = NULL;
+  a->ppl.on = false;
+}
+
+/* Member m, if it holds data-area bytes [off, off+len) now. */
+static struct member *
+usable (struct raid_array *a, unsigned m, uint64_t off, uint64_t len)
+{
+  struct raid_slot *s = &a->slots[m];
+
+  if (!s->io)
+    return NULL;
+  if (slot_state (s) == SLOT_ACTIVE)
+    return s->io;
+  if (slot_state (s) == SLOT_RECOVERING && off + len <= slot_front (s))
+    return s->io;
+  return NULL;
+}
+
+static void
+xor_into (uint8_t *dst, const uint8_t *src, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    dst[i] ^= src[i];
+}
+
+/* Replay one entry (md's ppl_recover_entry): for each 4 KiB row it
+ * covers, parity = the written data as it is now ^ the partial parity
+ * logged at pp_at on member log_m.  A row whose written data cannot
+ * all be read is left alone, as md leaves it.  0, or -1 on I/O error
+ * (err set). */
+static int
+replay_entry (struct raid_array *a, unsigned log_m, const struct ppl_entry *e,
+              uint64_t pp_at, char *err, size_t errlen)
+{
+  const struct raid_geometry *g = &a->geo;
+  uint64_t chunk_s = g->chunk_bytes / 512, first = e->data_sector, last;
+  uint64_t strip, row, d, data_disks;
+  uint8_t acc[BLOCK], blk[BLOCK];
+
+  if (e->data_size == 0 || e->data_size % BLOCK || e->pp_size % BLOCK
+      || e->data_size < e->pp_size || e->data_sector % (BLOCK / 512)) {
+    array_log (a, RAID_LOG_WARNING,
+               "array %s: member %u: PPL entry for "
+               "array sector %" PRIu64 " has data_size %" PRIu32 " and "
+               "pp_size %" PRIu32 ", which no write makes; skipped",
+               a->name, log_m, e->data_sector, e->data_size, e->pp_size);
+    a->ppl.skipped++;
+    return 0;
+  }
+  if (e->pp_size && e->pp_size / 512 < chunk_s) {
+    data_disks = e->data_size / e->pp_size;
+    strip = e->pp_size / 512;
+    last = first + (data_disks - 1) * chunk_s + strip;
+  }
+  else if (e->pp_size == 0) {
+    data_disks = g->data_members;
+    strip = e->data_size / 512 / data_disks;
+    last = first + (data_disks - 1) * chunk_s + strip;
+  }
+  else {
+    data_disks = g->data_members;
+    strip = chunk_s;
+    last = first + e->data_size / 512;
+  }
+  for (row = 0; row < strip; row += BLOCK / 512) {
+    uint64_t off = (first + row) * 512,
+             stripe_bytes = g->chunk_bytes * g->data_members;
+    uint64_t stripe = off / stripe_bytes,
+             moff = stripe * g->chunk_bytes + off % g->chunk_bytes;
+    struct stripe_map map;
+    struct member *pm;
+    bool update = true;
+
+    geometry_stripe_map (g, stripe, &map);
+    if (map.p_disk != e->parity_disk || map.p_disk != log_m) {
+      snprintf (err, errlen,
+                "PPL entry for array sector %" PRIu64
+                " names parity member %u, but the stripe's is %u (log on "
+                "%u)",
+                first + row, e->parity_disk, map.p_disk, log_m);
+      return -1;
+    }
+    memset (acc, 0, sizeof acc);
+    for (d = 0; d < data_disks && update; d++) {
+      uint64_t r = first + row + d * chunk_s, roff = r * 512;
+      struct member *m;
+      unsigned disk;
+
+      if (r >= last)
+        continue;
+      disk = map.data_disk[(roff % stripe_bytes) / g->chunk_bytes];
+      if (roff / stripe_bytes != stripe
+          || !(m = usable (a, disk, moff, BLOCK))) {
+        update = false;
+        break;
+      }
+      if (m->ops->pread (m, blk, BLOCK, a->slots[disk].data_offset_bytes + moff)
+          == -1) {
+        snprintf (err, errlen, "member %u (%s): pread at %" PRIu64 ": %s", disk,
+                  m->name, a->slots[disk].data_offset_bytes + moff,
+                  strerror (errno));
+        return -1;
+      }
+      xor_into (acc, blk, BLOCK);
+    }
+    if (!update)
+      continue;
+    pm = a->slots[log_m].io;
+    if (e->pp_size) {
+      if (pm->ops->pread (pm, blk, BLOCK, pp_at + row * 512) == -1) {
+        snprintf (err, errlen, "member %u (%s): PPL pread at %" PRIu64 ": %s",
+                  log_m, pm->name, pp_at + row * 512, strerror (errno));
+        return -1;
+      }
+      xor_into (acc, blk, BLOCK);
+    }
+    if (pm->ops->pwrite (pm, acc, BLOCK,
+                         a->slots[log_m].data_offset_bytes + moff)
+        == -1) {
+      snprintf (err, errlen, "member %u (%s): pwrite at %" PRIu64 ": %s", log_m,
+                pm->name, a->slots[log_m].data_offset_bytes + moff,
+                strerror (errno));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Find member m's latest log (md's ppl_load_distributed: follow the
+ * chain from the area's start while generations grow).  Returns 1 with
+ * *h and *at (the header's member offset) set, 0 if there is none. */
+static int
+latest_log (struct raid_array *a, unsigned m, struct ppl_header *h,
+            uint64_t *at)
+{
+  struct member *io = a->slots[m].io;
+  uint64_t off = 0;
+  struct ppl_header cur;
+  uint8_t block[PPL_HEADER_BYTES];
+  char why[160];
+  int found = 0;
+
+  while (off + PPL_HEADER_BYTES <= a->ppl.area_bytes) {
+    if (io->ops->pread (io, block, sizeof block, a->ppl.area_offset + off) == -1
+        || ppl_header_decode (block, a->ppl.signature, &cur, why, sizeof why)
+               == -1
+        || (found && cur.generation < h->generation))
+      break;
+    *h = cur;
+    *at = a->ppl.area_offset + off;
+    found = 1;
+    off += PPL_HEADER_BYTES + ppl_header_pp_bytes (&cur);
+  }
+  return found;
+}
+
+/* Replay member m's latest log. */
+static int
+replay_member (struct raid_array *a, unsigned m, char *err, size_t errlen)
+{
+  struct member *io = a->slots[m].io;
+  struct ppl_header *h = malloc (sizeof *h);
+  uint64_t at = 0, pp_at;
+  uint8_t *pp = NULL;
+  uint32_t i;
+  int r = -1;
+
+  if (!h)
+    return array_refuse (err, errlen, "%s", strerror (ENOMEM));
+  if (!latest_log (a, m, h, &at)) {
+    r = 0;
+    goto out;
+  }
+  pp_at = at + PPL_HEADER_BYTES;
+  for (i = 0; i < h->entries_count; i++) {
+    const struct ppl_entry *e = &h->entries[i];
+
+    free (pp);
+    if (!(pp = malloc (e->pp_size ? e->pp_size : 1)))
+      goto out;
+    if (pp_at + e->pp_size > a->ppl.area_offset + a->ppl.area_bytes
+        || io->ops->pread (io, pp, e->pp_size, pp_at) == -1
+        || ppl_crc (pp, e->pp_size) != e->checksum) {
+      array_log (a, RAID_LOG_WARNING,
+                 "array %s: member %u (%s): PPL entry "
+                 "%u of generation %" PRIu64 " (array sector %" PRIu64
+                 ") has a bad checksum or cannot be read; skipped, as md "
+                 "skips it",
+                 a->name, m, io->name, i, h->generation, e->data_sector);
+      a->ppl.skipped++;
+    }
+    else if (replay_entry (a, m, e, pp_at, err, errlen) == -1)
+      goto out;
+    else
+      a->ppl.replayed++;
+    pp_at += e->pp_size;
+  }
+  r = 0;
+out:
+  free (pp);
+  free (h);
+  return r;
+}
+
+/* Empty member m's log area: zeros, and a header without entries at its
+ * start (md's ppl_write_empty_header). */
+static int
+empty_log (struct raid_array *a, unsigned m)
+{
+  struct member *io = a->slots[m].io;
+  struct ppl_header h = { .signature = a->ppl.signature };
+  uint8_t block[PPL_HEADER_BYTES];
+
+  ppl_header_encode (&h, block);
+  if (io->ops->zero (io, a->ppl.area_bytes - PPL_HEADER_BYTES,
+                     a->ppl.area_offset + PPL_HEADER_BYTES)
+          == -1
+      || io->ops->pwrite (io, block, sizeof block, a->ppl.area_offset) == -1)
+    return -1;
+  a->ppl.logs[m].next = 0;
+  a->ppl.logs[m].ready = true;
+  return 0;
+}
+
+int
+ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen)
+{
+  unsigned m;
+
+  if (!a->ppl.on)
+    return 0;
+  for (m = 0; dirty && m < a->geo.members; m++)
+    if (usable (a, m, 0, 0) && replay_member (a, m, err, errlen) == -1)
+      return -1;
+  /* The parity replayed is on the members before the logs go. */
+  for (m = 0; m < a->geo.members; m++) {
+    struct member *io = usable (a, m, 0, 0);
+
+    if (io
+        && (io->ops->flush (io) == -1 || empty_log (a, m) == -1
+            || io->ops->flush (io) == -1))
+      return array_refuse (err, errlen,
+                           "member %u (%s): emptying the "
+                           "partial parity log: %s",
+                           m, io->name, strerror (errno));
+  }
+  if (dirty)
+    array_log (a, RAID_LOG_INFO,
+               "array %s: partial parity logs replayed: "
+               "%u entries, %u skipped",
+               a->name, a->ppl.replayed, a->ppl.skipped);
+  return 0;
+}
+
+int
+ppl_add (struct ppl_pending *p, unsigned parity, uint32_t signature,
+         uint64_t data_sector, uint32_t data_bytes, const uint8_t *pp,
+         uint32_t pp_bytes)
+{
+  struct ppl_unit *u = p->unit[parity];
+  struct ppl_entry *e;
+
+  if (!u) {
+    if (!(u = p->unit[parity] = calloc (1, sizeof *u)))
+      goto nomem;
+    u->h.signature = signature;
+  }
+  if (u->h.entries_count == PPL_HDR_MAX_ENTRIES) {
+    errno = ENOSPC;
+    return -1;
+  }
+  if (PPL_HEADER_BYTES + u->pp_bytes + pp_bytes > u->cap) {
+    uint64_t cap = u->cap ? u->cap * 2 : PPL_HEADER_BYTES + 64 * 1024;
+    void *nb;
+
+    while (cap < PPL_HEADER_BYTES + u->pp_bytes + pp_bytes)
+      cap *= 2;
+    if (posix_memalign (&nb, BLOCK, cap) != 0)
+      goto nomem;
+    if (u->buf)
+      memcpy (nb, u->buf, PPL_HEADER_BYTES + u->pp_bytes);
+    free (u->buf);
+    u->buf = nb;
+    u->cap = cap;
+  }
+  memcpy (u->buf + PPL_HEADER_BYTES + u->pp_bytes, pp, pp_bytes);
+  u->pp_bytes += pp_bytes;
+  e = &u->h.entries[u->h.entries_count++];
+  e->data_sector = data_sector;
+  e->data_size = data_bytes;
+  e->pp_size = pp_bytes;
+  e->parity_disk = parity;
+  e->checksum = ppl_crc (pp, pp_bytes);
+  return 0;
+nomem:
+  errno = ENOMEM;
+  return -1;
+}
+
+/* Write unit u as member m's next log, wrapping to the area's start
+ * when it does not fit before the end. */
+static int
+write_log (struct raid_array *a, unsigned m, struct ppl_unit *u)
+{
+  struct ppl_member_log *log = &a->ppl.logs[m];
+  struct member *io = a->slots[m].io;
+  uint64_t bytes = PPL_HEADER_BYTES + u->pp_bytes;
+
+  if (!io) {
+    errno = ENODEV;
+    return -1;
+  }
+  /* A spare that took a role since assembly: its area may hold logs of
+   * an earlier run, which a replay must not take for newer ones. */
+  if (!log->ready && empty_log (a, m) == -1)
+    return -1;
+  if (log->next + bytes > a->ppl.area_bytes)
+    log->next = 0;
+  u->h.generation
+      = __atomic_add_fetch (&a->ppl.generation, 1, __ATOMIC_SEQ_CST);
+  ppl_header_encode (&u->h, u->buf);
+  if (io->ops->pwrite (io, u->buf, bytes, a->ppl.area_offset + log->next) == -1
+      || io->ops->flush (io) == -1)
+    return -1;
+  log->next += bytes;
+  return 0;
+}
+
+void
+ppl_commit (struct raid_array *a, struct ppl_pending *p)
+{
+  unsigned m;
+
+  for (m = 0; m < a->geo.members; m++) {
+    char why[300];
+
+    if (!p->unit[m])
+      continue;
+    pthread_mutex_lock (&a->ppl.logs[m].lock);
+    member_set_add (&p->held, m);
+    if (write_log (a, m, p->unit[m]) == 0)
+      continue;
+    snprintf (why, sizeof why, "writing its partial parity log: %s",
+              strerror (errno));
+    array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s", a->name, m,
+               a->slots[m].path, why);
+    array_fail_member (a, m, why);
+  }
+}
+
+void
+ppl_finish (struct raid_array *a, struct ppl_pending *p)
+{
+  unsigned m;
+
+  /* A log may give way to the next only once its stripes are on the
+   * members: the next replay sees only the latest. */
+  if (member_set_count (&p->held))
+    for (m = 0; m < a->geo.members; m++) {
+      struct member *io = a->slots[m].io;
+
+      if (member_set_has (&p->written, m) && io
+          && slot_state (&a->slots[m]) != SLOT_FAULTY
+          && io->ops->flush (io) == -1)
+        array_log (a, RAID_LOG_WARNING,
+                   "array %s: member %u (%s): flush "
+                   "after partial parity logged writes: %s",
+                   a->name, m, io->name, strerror (errno));
+    }
+  for (m = 0; m < a->geo.members; m++) {
+    if (member_set_has (&p->held, m))
+      pthread_mutex_unlock (&a->ppl.logs[m].lock);
+    if (p->unit[m]) {
+      free (p->unit[m]->buf);
+      free (p->unit[m]);
+    }
+  }
+  memset (p, 0, sizeof *p);
+}
