@@ -35,6 +35,7 @@ check_PROGRAMS += \
 	%reldir%/test-level \
 	%reldir%/test-owner \
 	%reldir%/test-parity \
+	%reldir%/test-ppl-format \
 	%reldir%/test-superblock \
 	%reldir%/test-uri-same
 %canon_reldir%_test_config_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
@@ -47,6 +48,8 @@ check_PROGRAMS += \
 %canon_reldir%_test_owner_LDADD = raid/libraid.la
 %canon_reldir%_test_parity_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_parity_LDADD = raid/libraid.la
+%canon_reldir%_test_ppl_format_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_ppl_format_LDADD = raid/libraid.la
 %canon_reldir%_test_superblock_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_superblock_LDADD = raid/libraid.la
 %canon_reldir%_test_uri_same_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
