@@ -211,6 +211,15 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
                          "superblocks say %uK",
                          cfg->file, cfg->chunk_line, cfg->chunk_bytes / 1024,
                          sb->chunk_sectors / 2);
+  /* The superblocks keep the policy; a config that names another asks
+   * for a change (mdadm --grow --consistency-policy) we do not make. */
+  if (cfg->ppl_line && cfg->ppl != md_sb_has_ppl (sb))
+    return array_refuse (err, errlen, "%s:%d: consistency-policy is %s but "
+                         "the superblocks %s a partial parity log; "
+                         "changing an array's policy is not supported",
+                         cfg->file, cfg->ppl_line,
+                         cfg->ppl ? "ppl" : cfg->bitmap ? "bitmap" : "resync",
+                         md_sb_has_ppl (sb) ? "keep" : "keep no");
   return 0;
 }
 

@@ -94,6 +94,56 @@ check_full (void)
   raid_config_free (&cfg);
 }
 
+#define R5_MEMBERS "[members]\nmember = a.img\nmember = b.img\nmember = c.img\n"
+
+/* consistency-policy = resync|bitmap|ppl, mdadm's words: ppl drops the
+ * bitmap; md's refusals name the line: ppl on another level than
+ * RAID5 or beside bitmap = internal, and a journal we do not keep. */
+static void
+check_consistency_policy (void)
+{
+  struct raid_config cfg;
+  const char *err = parse ("[array]\nlevel = 5\nconsistency-policy = ppl\n"
+                           R5_MEMBERS, &cfg);
+
+  if (err)
+    fail ("consistency-policy ppl refused: %s", err);
+  else {
+    if (!cfg.ppl || cfg.bitmap)
+      fail ("consistency-policy ppl: ppl %d, bitmap %d", cfg.ppl, cfg.bitmap);
+    raid_config_free (&cfg);
+  }
+  err = parse ("[array]\nlevel = 5\nconsistency-policy = resync\n"
+               R5_MEMBERS, &cfg);
+  if (err)
+    fail ("consistency-policy resync refused: %s", err);
+  else {
+    if (cfg.ppl || cfg.bitmap)
+      fail ("consistency-policy resync: ppl %d, bitmap %d", cfg.ppl,
+            cfg.bitmap);
+    raid_config_free (&cfg);
+  }
+  expect_error ("[array]\nlevel = 6\nconsistency-policy = ppl\n"
+                "[members]\nmember = a.img\nmember = b.img\nmember = "
+                "c.img\nmember = d.img\n",
+                "t.conf:3: consistency-policy ppl applies to RAID5, not to "
+                "RAID6");
+  expect_error ("[array]\nlevel = 5\nbitmap = internal\n"
+                "consistency-policy = ppl\n" R5_MEMBERS,
+                "t.conf:4: consistency-policy ppl excludes the bitmap that "
+                "line 3 keeps");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = ppl\n"
+                "bitmap = internal\n" R5_MEMBERS,
+                "t.conf:3: consistency-policy ppl excludes the bitmap that "
+                "line 4 keeps");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
+                R5_MEMBERS, "t.conf:3: consistency-policy 'journal' is not "
+                "supported yet");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = fast\n"
+                R5_MEMBERS, "t.conf:3: consistency-policy 'fast' is not "
+                "resync, bitmap or ppl");
+}
+
 #define WM_MEMBERS "[members]\nmember = a.img\nmember = b.img write-mostly\n"
 
 /* write-behind = N: a count up to md's 16383, 256 (mdadm's default)
@@ -219,6 +269,7 @@ main (void)
   check_full ();
   check_missing ();
   check_write_behind ();
+  check_consistency_policy ();
   expect_error ("[array]\nlevel = 5\ncolour = red\n" MEMBERS,
                 "t.conf:3: unknown key 'colour'");
   expect_error ("[array]\nlevel = 5\n[disks]\nmember = a\n",
