@@ -48,6 +48,28 @@ EOF2
 expect_refusal "key outside a section" "a.conf:1: 'level' is outside any section" <<EOF2
 level = 5
 EOF2
+expect_refusal "ppl on RAID6" "a.conf:3: consistency-policy ppl applies to RAID5, not to RAID6" <<EOF2
+[array]
+level = 6
+consistency-policy = ppl
+[members]
+$members
+EOF2
+expect_refusal "ppl beside a bitmap" "a.conf:4: consistency-policy ppl excludes the bitmap that line 3 keeps" <<EOF2
+[array]
+level = 5
+bitmap = internal
+consistency-policy = ppl
+[members]
+$members
+EOF2
+expect_refusal "journal policy" "a.conf:3: consistency-policy 'journal' is not supported yet" <<EOF2
+[array]
+level = 5
+consistency-policy = journal
+[members]
+$members
+EOF2
 expect_refusal "bad size" "a.conf:3: chunk '12Q' is not a size" <<EOF2
 [array]
 level = 5
