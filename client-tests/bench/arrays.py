@@ -25,6 +25,7 @@ class Spec:
     member_bytes: int
     chunk: str = "128K"
     bitmap: bool = True
+    ppl: bool = False           # consistency-policy = ppl (RAID5)
     groups: int = 0             # >0: RAID0 of `groups` RAID`level` groups
     group_chunk: str = "64K"
 
@@ -55,6 +56,8 @@ class Spec:
         return "\n".join(lines) + "\n"
 
     def _bitmap_lines(self):
+        if self.ppl:
+            return ["consistency-policy = ppl"]
         return [] if self.bitmap or self.level == 0 else ["bitmap = none"]
 
 
