@@ -161,7 +161,6 @@ apply (struct raid_array *a, unsigned n, char *changed, size_t changedlen,
 {
   struct raid_geometry g = a->geo;
   struct raid_slot *old = malloc (a->geo.members * sizeof *old);
-  int r;
 
   g.members = n;
   if (!old)
@@ -181,12 +180,8 @@ apply (struct raid_array *a, unsigned n, char *changed, size_t changedlen,
   a->geo = g;
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
-  r = array_write_superblocks_locked (a);
-  if (r == -1)
-    return array_refuse (err, errlen,
-                         "array %s failed while its superblocks "
-                         "were written",
-                         a->name);
+  if (array_write_superblocks_locked (a) == -1)
+    return admin_refuse_write_failed (a, err, errlen);
   return 0;
 }
 

@@ -172,12 +172,7 @@ write_superblocks (struct raid_array *a, bool size, char *err,
   }
   r = array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
-  if (r == -1)
-    return array_refuse (err, errlen,
-                         "array %s failed while its superblocks "
-                         "were written",
-                         a->name);
-  return 0;
+  return r == -1 ? admin_refuse_write_failed (a, err, errlen) : 0;
 }
 
 /* With writes held and the array quiesced: the superblocks, the

@@ -39,3 +39,11 @@ admin_refuse_busy (struct raid_array *a, const char *later, char *err,
                          a->name);
   return 0;
 }
+
+int
+admin_refuse_write_failed (const struct raid_array *a, char *err, size_t errlen)
+{
+  return array_refuse (err, errlen,
+                       "array %s failed while its superblocks were written",
+                       a->name);
+}

@@ -18,5 +18,8 @@ int admin_refuse_nested (const struct raid_array *a, const char *change,
  * once it is done ("grow it"). */
 int admin_refuse_busy (struct raid_array *a, const char *later, char *err,
                        size_t errlen);
+/* The array failed while the change went into its superblocks. */
+int admin_refuse_write_failed (const struct raid_array *a, char *err,
+                               size_t errlen);
 
 #endif

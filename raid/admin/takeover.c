@@ -248,10 +248,7 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
     drop_q_disk (a, changed, changedlen);
   write_shape (a);
   if (array_write_superblocks_locked (a) == -1)
-    return array_refuse (err, errlen,
-                         "array %s failed while its superblocks "
-                         "were written",
-                         a->name);
+    return admin_refuse_write_failed (a, err, errlen);
   return 0;
 }
 
