@@ -160,6 +160,7 @@ new_array () {
 # array_option LINE...: the lines ("speed-max = 1M") go into $conf
 # right after its [array] line, in order
 array_option () {
+  [ $# -gt 0 ] || return 0
   printf '%s\n' "$@" | sed -i '/^\[array\]$/r /dev/stdin' "$conf"
 }
 

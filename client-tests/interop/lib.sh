@@ -74,6 +74,56 @@ disk_args () {
   done
 }
 
+# add_disks NAME DIR N: disk_args appended to the array disks
+add_disks () {
+  mapfile -t -O ${#disks[@]} disks < <(disk_args "$@")
+}
+
+# interop_array DIR LEVEL LAYOUT CHUNK N SIZE BITMAP: interop_config,
+# then nbdraid create --assume-clean
+interop_array () {
+  interop_config "$@"
+  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+    { cat "$T/create.log" >&2; die "nbdraid create $(basename "$1") failed"; }
+}
+
+# flagged_mirror NAME BITMAP FLAGS [ARRAY-LINE...]: a 2-member RAID1 of
+# 8M in $T/NAME (BITMAP as for interop_config) with FLAGS on member 1's
+# config line and the ARRAY-LINEs in its [array] section, created.
+flagged_mirror () {
+  local name=$1 bitmap=$2 flags=$3
+  shift 3
+  interop_config "$T/$name" 1 - - 2 8M "$bitmap"
+  sed -i "s|^member = $T/$name/d1.img\$|& $flags|" "$conf"
+  array_option "$@"
+  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+    die "create: $(cat "$T/create.log")"
+}
+
+# md_mirror_config NAME FLAGS [ARRAY-LINE...]: $conf is $T/NAME/a.conf,
+# array NAME, for the RAID1 mdadm made of $T/NAME/d0.img and d1.img,
+# FLAGS on member 1's line, the ARRAY-LINEs in [array].
+md_mirror_config () {
+  local name=$1 flags=$2
+  shift 2
+  conf=$T/$name/a.conf
+  write_config "$conf" 1 - - "$T/$name/d0.img" "$T/$name/d1.img $flags"
+  sed -i "s/^name = test\$/name = $name/" "$conf"
+  array_option "$@"
+}
+
+# fill_served SEED: once the served array ($conf) is synced and idle,
+# write seeded data ($T/data) over all of it and flush; sets size and
+# sum (its md5)
+fill_served () {
+  "$NBDRAID" wait "$conf" > /dev/null
+  wait_status 60 'j["synced"] and j["job"]["kind"] == "idle"'
+  size=$(export_size)
+  seeded_data "$T/data" "$size" "$1"
+  nbdcopy --flush "$T/data" "$uri"
+  sum=$(md5 "$T/data")
+}
+
 # try_server CONFIG: like start_server, but if nbdkit does not start,
 # return 1 with its messages in $server_log instead of failing the test.
 try_server () {
