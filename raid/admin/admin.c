@@ -89,6 +89,9 @@ describe (struct raid_device_status *d, const struct raid_array *a,
                                            __ATOMIC_RELAXED);
   d->events = s->sb.events;
   d->devflags = s->sb.devflags;
+  d->read_ns = s->io ? __atomic_load_n (&s->io->read_ns, __ATOMIC_RELAXED) : 0;
+  d->slow
+      = role >= 0 && a->ops->read_slow && a->ops->read_slow (a, (unsigned)role);
 }
 
 unsigned
@@ -152,6 +155,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   for (i = 0; i < st->ndevices; i++)
     st->dev[i].detached = path_detached (st->dev[i].path, identity[i]);
   array_requests (a, &st->requests);
+  behind_status (a, &st->behind_limit, &st->behind_writes, &st->behind_slots);
   if (a->bitmap.present) {
     st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;
     st->bitmap_chunks = a->bitmap.chunks;
