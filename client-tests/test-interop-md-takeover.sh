@@ -68,24 +68,7 @@ while read -r a level n after opts; do
   # shellcheck disable=SC2046
   write_config "$T/$a/a.conf" "$lv" "${layout:--}" "${chunk:--}" \
     $(member_paths "$T/$a" "$after")
-  if ! try_server "$T/$a/a.conf"; then
-    bad+=("$a: nbdkit raid refuses md's RAID$lv $layout: $server_log")
-    continue
-  fi
-  if [ "$(export_size)" != "$size" ]; then
-    bad+=("$a: nbdraid serves $(export_size) bytes, md made $size")
-    stop_server
-    continue
-  fi
-  nbdcopy "$uri" "$T/out"
-  if ! cmp "$T/out" <(head -c "$size" "$T/src.img"); then
-    bad+=("$a: nbdraid reads other data than md wrote")
-    stop_server
-    continue
-  fi
-  seeded_data "$T/data" "$size" "$a-2"
-  nbdcopy --connections=4 --flush "$T/data" "$uri"
-  stop_server
+  md_array_served "$a" "$size" || { bad+=("$a (md's RAID$lv $layout): $why"); continue; }
   members=$(member_paths "$T/$a" "$after")
   check_members_hold "$T/data"
   echo "ok: $a: nbdraid serves md's RAID$lv $layout ${chunk:-} ($size bytes), wrote new data"

@@ -112,6 +112,33 @@ md_mirror_config () {
   array_option "$@"
 }
 
+# md_array_served NAME SIZE: nbdkit raid serves the array the guest's
+# mdadm made in $T/NAME (its config $T/NAME/a.conf) at SIZE bytes, the
+# first SIZE of $T/src.img, and takes new seeded data ($T/data, seed
+# NAME-2) through 4 connections; the server is stopped after.  Else 1,
+# with the reason in why (the caller runs it in a condition, where
+# set -e does not stop at a failed command: each is tested here).
+md_array_served () {
+  local a=$1 size=$2
+  if ! try_server "$T/$a/a.conf"; then
+    why="nbdkit raid refuses md's array: $server_log"
+    return 1
+  fi
+  if [ "$(export_size)" != "$size" ]; then
+    why="nbdraid serves $(export_size) bytes, md made $size"
+  elif ! nbdcopy "$uri" "$T/out" || ! cmp "$T/out" <(head -c "$size" "$T/src.img"); then
+    why="nbdraid reads other data than md wrote"
+  elif ! seeded_data "$T/data" "$size" "$a-2" ||
+       ! nbdcopy --connections=4 --flush "$T/data" "$uri"; then
+    why="writing new data through nbdraid failed"
+  else
+    stop_server
+    return 0
+  fi
+  stop_server
+  return 1
+}
+
 # fill_served SEED: once the served array ($conf) is synced and idle,
 # write seeded data ($T/data) over all of it and flush; sets size and
 # sum (its md5)
