@@ -4,7 +4,7 @@
 # 2 ms away (nbdkit's delay filter), after reads, the far member's
 # read_ns is above 1 ms and four times the local one's, it is slow and
 # the local one is not, in status --json, the text status and
-# status --prometheus alike.
+# status --prometheus alike; once failed, it is not called slow.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdsh
@@ -52,4 +52,11 @@ secs=$(sed -n "s|^nbdraid_member_read_seconds{array=\"test\",device=\"$far\",rol
 /usr/bin/python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.001 else 1)' "${secs:-0}" ||
   die "status --prometheus: far read seconds ${secs:-missing}"
 echo "ok: status --prometheus: the far member reads in $secs s, slow"
+
+# Judged at reads, the last judgement is not shown for a member failed
+# since.
+"$NBDRAID" fail "$conf" 1 > /dev/null || die "fail of the far member refused"
+status_is "[(d['state'], d['slow']) for d in j['devices'] if d['path'] == '$far'] == [('faulty', False)]" ||
+  die "the failed far member: $(status_json)"
+echo "ok: the far member, failed, is not called slow"
 stop_server

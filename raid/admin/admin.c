@@ -90,8 +90,10 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   d->events = s->sb.events;
   d->devflags = s->sb.devflags;
   d->read_ns = s->io ? __atomic_load_n (&s->io->read_ns, __ATOMIC_RELAXED) : 0;
-  d->slow
-      = role >= 0 && a->ops->read_slow && a->ops->read_slow (a, (unsigned)role);
+  /* The judgement is made at reads: a device that failed since keeps
+   * the last one, which no longer says anything. */
+  d->slow = (d->state == RAID_DEV_ACTIVE || d->state == RAID_DEV_RECOVERING)
+            && a->ops->read_slow && a->ops->read_slow (a, (unsigned)role);
 }
 
 unsigned
