@@ -117,6 +117,14 @@ start_server () {
   uri="nbd+unix:///?socket=$sock"
 }
 
+# crash_server: kill -9 the server (a crash, a power cut) and reap it;
+# fails the test if it had died already
+crash_server () {
+  kill -9 "$server_pid"
+  wait "$server_pid" 2>/dev/null || :
+  server_pid=
+}
+
 _started_or_gone () {
   [ -s "$T/nbdkit.pid" ] || ! kill -0 "$server_pid" 2>/dev/null
 }
@@ -147,6 +155,13 @@ new_array () {
     { cat "$T/create.log" >&2; die "nbdraid create $name failed"; }
   conf=$dir/a.conf
   members=$(member_paths "$dir" "$n")
+}
+
+# array_option LINE...: the lines ("speed-max = 1M") go into $conf
+# right after its [array] line, in order
+array_option () {
+  [ $# -gt 0 ] || return 0
+  printf '%s\n' "$@" | sed -i '/^\[array\]$/r /dev/stdin' "$conf"
 }
 
 # named_array CONF NAME DIR LEVEL LAYOUT CHUNK N SIZE: like new_array,

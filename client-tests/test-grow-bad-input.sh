@@ -7,36 +7,18 @@
 # nested arrays, and NBD members whose exports grew after the server
 # connected (it grows once restarted).
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
 requires nbdinfo
 
 new_array r5 5 left-symmetric 64K 3 34M --assume-clean
-echo "speed-max = 1M" > "$T/speed"
-sed -i "/^\[array\]/r $T/speed" "$conf"
+array_option "speed-max = 1M"
 
 # What must not change: the size served and the sizes each superblock
 # gives.
 signature () {
-  local m
   export_size
-  for m in $members; do
-    "$NBDRAID" examine --json "$m" | /usr/bin/python3 -c '
-import json, sys
-j = json.load(sys.stdin)[0]
-print(j["size_sectors"], j["data_size_sectors"], j["array_bytes"])'
-  done
-}
-
-# expect_refusal DESCRIPTION EXPECTED-TEXT nbdraid-args...
-expect_refusal () {
-  local what=$1 want=$2 out before
-  shift 2
-  before=$(signature)
-  if out=$("$NBDRAID" "$@" 2>&1); then die "$what: accepted: $out"; fi
-  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || die "$what: not one line: $out"
-  [ "$out" = "$want" ] || die "$what: expected '$want', got: $out"
-  [ "$(signature)" = "$before" ] || die "$what: the array changed"
-  echo "ok: $what: $out"
+  superblock_fields size_sectors data_size_sectors array_bytes
 }
 
 start_server "$conf"
@@ -94,21 +76,7 @@ stop_server
 
 # Nested arrays: RAID0 over two RAID1 groups, grown neither on top
 # (RAID0, and built of arrays) nor inside (the top sized its members).
-mkdir -p "$T/n"
-{
-  printf '[array]\nname = top\nsocket = %s\nlevel = 0\nchunk = 64K\n' "$T/n/top.sock"
-  printf '[members]\nmember = array:g0\nmember = array:g1\n'
-  for g in 0 1; do
-    printf '[array g%s]\nlevel = 1\n[members g%s]\n' "$g" "$g"
-    for i in 0 1; do
-      truncate -s 20M "$T/n/g$g-d$i.img"
-      echo "member = g$g-d$i.img"
-    done
-  done
-} > "$T/n/top.conf"
-"$NBDRAID" create --assume-clean "$T/n/top.conf" 2>> "$T/create.log" ||
-  die "nested create: $(tail -1 "$T/create.log")"
-conf=$T/n/top.conf members=""
+nested_arrays
 start_server "$conf"
 truncate -s 40M "$T"/n/g*-d*.img
 expect_refusal "nested, top" "nbdraid: array top is RAID0: md cannot change the size of a RAID0" \

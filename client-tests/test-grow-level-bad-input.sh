@@ -7,36 +7,18 @@
 # whose Q rotates to RAID5, a read-only, degraded or busy array,
 # write-mostly members, and --level with another change.
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
 
 # What must not change: level and events in every superblock, and the
 # config.
 signature () {
-  local m
-  for m in $members; do
-    "$NBDRAID" examine --json "$m" | /usr/bin/python3 -c '
-import json, sys
-j = json.load(sys.stdin)[0]
-print(j["level"], j["events"])'
-  done
+  superblock_fields level events
   cat "$conf"
 }
 
-# expect_refusal DESCRIPTION EXPECTED-TEXT nbdraid-args...
-expect_refusal () {
-  local what=$1 want=$2 out before
-  shift 2
-  before=$(signature)
-  if out=$("$NBDRAID" "$@" 2>&1); then die "$what: accepted: $out"; fi
-  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || die "$what: not one line: $out"
-  [ "$out" = "$want" ] || die "$what: expected '$want', got: $out"
-  [ "$(signature)" = "$before" ] || die "$what: the array changed"
-  echo "ok: $what: $out"
-}
-
 new_array r1 1 - - 2 34M --assume-clean
-echo "speed-max = 1M" > "$T/speed"
-sed -i "/^\[array\]/r $T/speed" "$conf"
+array_option "speed-max = 1M"
 start_server "$conf"
 if out=$("$NBDRAID" grow "$conf" --level 5 --raid-devices 3 2>&1); then
   die "--level with --raid-devices: accepted"

@@ -6,35 +6,17 @@
 # spares, a job running, a read-only array, a degraded one, mirrors in
 # use to drop, and a nested array.
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
 
 new_array r1 1 - - 3 34M --assume-clean
-echo "speed-max = 1M" > "$T/speed"
-sed -i "/^\[array\]/r $T/speed" "$conf"
+array_option "speed-max = 1M"
 
 # What must not change: raid_disks and events in every superblock, and
 # the config.
 signature () {
-  local m
-  for m in $members; do
-    "$NBDRAID" examine --json "$m" | /usr/bin/python3 -c '
-import json, sys
-j = json.load(sys.stdin)[0]
-print(j["raid_disks"], j["events"])'
-  done
+  superblock_fields raid_disks events
   cat "$conf"
-}
-
-# expect_refusal DESCRIPTION EXPECTED-TEXT nbdraid-args...
-expect_refusal () {
-  local what=$1 want=$2 out before
-  shift 2
-  before=$(signature)
-  if out=$("$NBDRAID" "$@" 2>&1); then die "$what: accepted: $out"; fi
-  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || die "$what: not one line: $out"
-  [ "$out" = "$want" ] || die "$what: expected '$want', got: $out"
-  [ "$(signature)" = "$before" ] || die "$what: the array changed"
-  echo "ok: $what: $out"
 }
 
 start_server "$conf"
@@ -84,21 +66,7 @@ stop_server
 
 # Nested: RAID0 over two RAID1 groups; the groups' members are not
 # changed from here.
-mkdir -p "$T/n"
-{
-  printf '[array]\nname = top\nsocket = %s\nlevel = 0\nchunk = 64K\n' "$T/n/top.sock"
-  printf '[members]\nmember = array:g0\nmember = array:g1\n'
-  for g in 0 1; do
-    printf '[array g%s]\nlevel = 1\n[members g%s]\n' "$g" "$g"
-    for i in 0 1; do
-      truncate -s 20M "$T/n/g$g-d$i.img"
-      echo "member = g$g-d$i.img"
-    done
-  done
-} > "$T/n/top.conf"
-"$NBDRAID" create --assume-clean "$T/n/top.conf" 2>> "$T/create.log" ||
-  die "nested create: $(tail -1 "$T/create.log")"
-conf=$T/n/top.conf members=""
+nested_arrays
 start_server "$conf"
 expect_refusal "nested, inside" \
   "nbdraid: array g0 is nested in array top: changing its members is not supported" \

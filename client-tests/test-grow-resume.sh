@@ -29,8 +29,7 @@ kill_mid_resync () {
     truncate -s 66M "$m"
     head -c 32M /dev/urandom | dd of="$m" bs=1M seek=34 conv=notrunc status=none
   done
-  printf 'speed-min = 1M\nspeed-max = 1M\n' > "$T/speed"
-  sed -i "/^\[array\]/r $T/speed" "$conf"
+  array_option "speed-min = 1M" "speed-max = 1M"
   start_server "$conf"
   "$NBDRAID" grow "$conf" --size max > /dev/null || die "$name: grow refused"
   used=$(( (66 - 1) * 1024 * 1024 ))
@@ -43,9 +42,7 @@ kill_mid_resync () {
 
   # Past a checkpoint (every MiB here) in the new space, then kill -9.
   wait_status 60 "j['job']['kind'] == 'resync' and j['job']['done_bytes'] >= $((33 + 4)) * 1048576"
-  kill -9 "$server_pid"
-  wait "$server_pid" 2>/dev/null || :
-  server_pid=
+  crash_server
   if [ -n "$writer" ]; then touch "$T/stop"; wait "$writer" || :; fi
   ! command -v mdadm > /dev/null ||
     grep -q "Array Size : $((new / 1024)) KiB" <<< "$(mdadm --examine "$T/$name/d0.img" 2>&1)" ||

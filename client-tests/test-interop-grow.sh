@@ -23,9 +23,7 @@ r5s 5 left-symmetric 64K 3 34M 200M 4K 8 KB"
 
 disks=() table=""
 while read -r a level layout chunk n old new bitmap after; do
-  interop_config "$T/$a" "$level" "$layout" "$chunk" "$n" "$old" "$bitmap"
-  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
-    { cat "$T/create.log" >&2; die "nbdraid create $a failed"; }
+  interop_array "$T/$a" "$level" "$layout" "$chunk" "$n" "$old" "$bitmap"
   members=$(member_paths "$T/$a" "$n")
   if [ "$a" = r5s ]; then     # all zeros still: the data may move
     for m in $members; do
@@ -41,14 +39,10 @@ while read -r a level layout chunk n old new bitmap after; do
   head -c 1M /dev/urandom |
     dd of="$T/$a/d0.img" bs=1M seek=$(( ${old%M} + 2 )) conv=notrunc status=none
   "$NBDRAID" grow "$conf" --size max > /dev/null || die "$a: grow refused"
-  "$NBDRAID" wait "$conf" > /dev/null
-  wait_status 60 'j["synced"] and j["job"]["kind"] == "idle"'
-  size=$(export_size)
-  seeded_data "$T/data" "$size" "$a"
-  nbdcopy --flush "$T/data" "$uri"
+  fill_served "$a"
   stop_server
-  table+="$a $level $n $size $(md5 "$T/data") $after"$'\n'
-  mapfile -t -O ${#disks[@]} disks < <(disk_args "$a" "$T/$a" "$n")
+  table+="$a $level $n $size $sum $after"$'\n'
+  add_disks "$a" "$T/$a" "$n"
 done <<< "$specs"
 echo "grew and filled $(echo -n "$table" | wc -l) arrays"
 
@@ -59,13 +53,8 @@ while read -r a level n size sum after; do
   md=md\$k
   k=\$((k + 1))
   examine_bitmap "\$a" /dev/disk/\$a-0 "\$after"
-  if ! out=\$(mdadm --assemble /dev/\$md \$(members \$a \$n) 2>&1); then
-    fail "\$a: mdadm --assemble: \$out"
-    continue
-  fi
-  md_holds "\$a" /dev/\$md \$size \$sum
-  md_check "\$a" \$md
-  mdadm --stop /dev/\$md > /dev/null 2>&1 || fail "\$a: mdadm --stop"
+  md_assemble "\$a" \$md \$(members \$a \$n) || continue
+  md_verified "\$a" \$md \$size \$sum
 done <<'TABLE'
 $table
 TABLE

@@ -25,7 +25,7 @@ disks=(--disk "src=$T/src.img") table=""
 while read -r a level n after opts; do
   make_members "$T/$a" "$after" 8M
   table+="$a $level $n $after $opts"$'\n'
-  mapfile -t -O ${#disks[@]} disks < <(disk_args "$a" "$T/$a" "$after")
+  add_disks "$a" "$T/$a" "$after"
 done <<< "$specs"
 
 guest_script "$T/create.sh" <<EOF2
@@ -34,10 +34,7 @@ while read -r a level n after opts; do
   [ -n "\$a" ] || continue
   md=md\$k
   k=\$((k + 1))
-  if ! out=\$(mdadm --create /dev/\$md --run --metadata=1.2 --level=\$level --raid-devices=\$n --bitmap=none \$(members \$a \$n) 2>&1 < /dev/null); then
-    fail "\$a: mdadm --create: \$out"
-    continue
-  fi
+  md_create "\$a" \$md --level=\$level --raid-devices=\$n --bitmap=none \$(members \$a \$n) || continue
   wait_idle \$md || fail "\$a: resync did not finish"
   size=\$(blockdev --getsize64 /dev/\$md)
   head -c \$size /dev/disk/src > /dev/\$md
@@ -50,7 +47,7 @@ while read -r a level n after opts; do
   fi
   wait_idle \$md || fail "\$a: recovery did not finish"
   echo "\$a: md is \$(cat /sys/block/\$md/md/level) of \$(cat /sys/block/\$md/md/raid_disks), layout \$(cat /sys/block/\$md/md/layout)"
-  mdadm --stop /dev/\$md > /dev/null 2>&1 || fail "\$a: mdadm --stop"
+  md_stop "\$a" \$md
   echo "made \$a \$size"
 done <<'TABLE'
 $table
@@ -71,24 +68,7 @@ while read -r a level n after opts; do
   # shellcheck disable=SC2046
   write_config "$T/$a/a.conf" "$lv" "${layout:--}" "${chunk:--}" \
     $(member_paths "$T/$a" "$after")
-  if ! try_server "$T/$a/a.conf"; then
-    bad+=("$a: nbdkit raid refuses md's RAID$lv $layout: $server_log")
-    continue
-  fi
-  if [ "$(export_size)" != "$size" ]; then
-    bad+=("$a: nbdraid serves $(export_size) bytes, md made $size")
-    stop_server
-    continue
-  fi
-  nbdcopy "$uri" "$T/out"
-  if ! cmp "$T/out" <(head -c "$size" "$T/src.img"); then
-    bad+=("$a: nbdraid reads other data than md wrote")
-    stop_server
-    continue
-  fi
-  seeded_data "$T/data" "$size" "$a-2"
-  nbdcopy --connections=4 --flush "$T/data" "$uri"
-  stop_server
+  md_array_served "$a" "$size" || { bad+=("$a (md's RAID$lv $layout): $why"); continue; }
   members=$(member_paths "$T/$a" "$after")
   check_members_hold "$T/data"
   echo "ok: $a: nbdraid serves md's RAID$lv $layout ${chunk:-} ($size bytes), wrote new data"
@@ -102,13 +82,8 @@ while read -r a n size sum; do
   [ -n "\$a" ] || continue
   md=md\$k
   k=\$((k + 1))
-  if ! out=\$(mdadm --assemble /dev/\$md \$(members \$a \$n) 2>&1); then
-    fail "\$a: mdadm --assemble: \$out"
-    continue
-  fi
-  md_holds "\$a" /dev/\$md \$size \$sum
-  md_check "\$a" \$md
-  mdadm --stop /dev/\$md > /dev/null 2>&1 || fail "\$a: mdadm --stop"
+  md_assemble "\$a" \$md \$(members \$a \$n) || continue
+  md_verified "\$a" \$md \$size \$sum
 done <<'TABLE'
 $table2
 TABLE

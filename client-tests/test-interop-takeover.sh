@@ -23,23 +23,17 @@ r56 5 left-symmetric 64K 3 4 --level 6 raid6"
 
 disks=() table=""
 while read -r a level layout chunk n after opt value want; do
-  interop_config "$T/$a" "$level" "$layout" "$chunk" "$n" 8M 1M
-  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
-    { cat "$T/create.log" >&2; die "nbdraid create $a failed"; }
+  interop_array "$T/$a" "$level" "$layout" "$chunk" "$n" 8M 1M
   start_server "$conf"
   if [ "$after" -gt "$n" ]; then
     truncate -s 8M "$T/$a/d$n.img"
     "$NBDRAID" add "$conf" "$T/$a/d$n.img" > /dev/null || die "$a: add refused"
   fi
   "$NBDRAID" grow "$conf" "$opt" "$value" > /dev/null || die "$a: grow $opt $value refused"
-  "$NBDRAID" wait "$conf" > /dev/null
-  wait_status 60 'j["synced"] and j["job"]["kind"] == "idle"'
-  size=$(export_size)
-  seeded_data "$T/data" "$size" "$a"
-  nbdcopy --flush "$T/data" "$uri"
+  fill_served "$a"
   stop_server
-  table+="$a $want $after $size $(md5 "$T/data")"$'\n'
-  mapfile -t -O ${#disks[@]} disks < <(disk_args "$a" "$T/$a" "$after")
+  table+="$a $want $after $size $sum"$'\n'
+  add_disks "$a" "$T/$a" "$after"
 done <<< "$specs"
 echo "changed and filled $(echo -n "$table" | wc -l) arrays"
 
@@ -49,18 +43,13 @@ while read -r a want n size sum; do
   [ -n "\$a" ] || continue
   md=md\$k
   k=\$((k + 1))
-  if ! out=\$(mdadm --assemble /dev/\$md \$(members \$a \$n) 2>&1); then
-    fail "\$a: mdadm --assemble: \$out"
-    continue
-  fi
+  md_assemble "\$a" \$md \$(members \$a \$n) || continue
   level=\$(cat /sys/block/\$md/md/level)
   disks=\$(cat /sys/block/\$md/md/raid_disks)
   layout=\$(cat /sys/block/\$md/md/layout)
   if [ "\$level" = "\$want" ] && [ "\$disks" = "\$n" ]; then ok "\$a: md sees \$level of \$disks, layout \$layout"
   else fail "\$a: md sees \$level of \$disks, not \$want of \$n"; fi
-  md_holds "\$a" /dev/\$md \$size \$sum
-  md_check "\$a" \$md
-  mdadm --stop /dev/\$md > /dev/null 2>&1 || fail "\$a: mdadm --stop"
+  md_verified "\$a" \$md \$size \$sum
 done <<'TABLE'
 $table
 TABLE

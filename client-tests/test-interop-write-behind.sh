@@ -13,24 +13,19 @@ requires nbdcopy
 requires_guest
 
 # nbdraid -> md
-interop_config "$T/wb" 1 - - 2 8M 1M
-sed -i "s|^member = $T/wb/d1.img\$|& write-mostly|" "$conf"
-sed -i '/^\[array\]/a write-behind = 256' "$conf"
-"$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
-  die "create: $(cat "$T/create.log")"
+flagged_mirror wb 1M write-mostly "write-behind = 256"
 start_server "$conf"
-size=$(export_size)
-seeded_data "$T/data" "$size" write-behind
-nbdcopy --flush "$T/data" "$uri"
+fill_served write-behind
 stop_server
-sum=$(md5sum < "$T/data" | cut -d' ' -f1)
 
 # md -> nbdraid: two empty members for mdadm --create
 make_members "$T/mdwb" 2 8M
-mapfile -t disks < <(disk_args wb "$T/wb" 2; disk_args mdwb "$T/mdwb" 2)
+disks=()
+add_disks wb "$T/wb" 2
+add_disks mdwb "$T/mdwb" 2
 
 guest_script "$T/guest.sh" <<EOF2
-if out=\$(mdadm --assemble /dev/md0 \$(members wb 2) 2>&1); then
+if md_assemble wb md0 \$(members wb 2); then
   md_holds "wb" /dev/md0 $size $sum
   x=\$(mdadm -X /dev/disk/wb-0 2>&1)
   if echo "\$x" | grep -q "Write Mode : Allow write behind, max 256"; then
@@ -42,18 +37,13 @@ if out=\$(mdadm --assemble /dev/md0 \$(members wb 2) 2>&1); then
   [ "\$backlog" = 256 ] && ok "wb: md's bitmap/backlog is 256" ||
     fail "wb: md's bitmap/backlog is \$backlog"
   md_check "wb" md0
-  mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "wb: mdadm --stop"
-else
-  fail "wb: mdadm --assemble: \$out"
+  md_stop wb md0
 fi
-if out=\$(mdadm --create /dev/md1 --run --metadata=1.2 --level=1 \
-          --raid-devices=2 --assume-clean --bitmap=internal \
-          --write-behind=128 /dev/disk/mdwb-0 \
-          --write-mostly /dev/disk/mdwb-1 2>&1 < /dev/null); then
+if md_create mdwb md1 --level=1 --raid-devices=2 --assume-clean \
+     --bitmap=internal --write-behind=128 /dev/disk/mdwb-0 \
+     --write-mostly /dev/disk/mdwb-1; then
   ok "mdwb: created with write-behind 128, member 1 write-mostly"
-  mdadm --stop /dev/md1 > /dev/null 2>&1 || fail "mdwb: mdadm --stop"
-else
-  fail "mdwb: mdadm --create: \$out"
+  md_stop mdwb md1
 fi
 EOF2
 guest_run write-behind "${disks[@]}" "$T/guest.sh"
@@ -64,10 +54,7 @@ for f in d0 d1; do
   wb=$(od -An -tu4 -j $((8192 + 60)) -N4 "$T/mdwb/$f.img" | tr -d ' ')
   [ "$wb" = 128 ] || die "md's $f: bitmap write_behind is $wb, not 128"
 done
-conf=$T/mdwb/a.conf
-write_config "$conf" 1 - - "$T/mdwb/d0.img" "$T/mdwb/d1.img write-mostly"
-sed -i 's/^name = test$/name = mdwb/' "$conf"
-sed -i '/^\[array\]/a write-behind = 128' "$conf"
+md_mirror_config mdwb write-mostly "write-behind = 128"
 start_server "$conf"
 grep -q "write-behind limit goes" "$T/nbdkit.log" &&
   die "md's limit was rewritten: $(cat "$T/nbdkit.log")"

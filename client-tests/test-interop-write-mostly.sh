@@ -11,23 +11,19 @@ requires nbdcopy
 requires_guest
 
 # nbdraid -> md
-interop_config "$T/wm" 1 - - 2 8M -
-sed -i "s|^member = $T/wm/d1.img\$|& write-mostly failfast|" "$conf"
-"$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
-  die "create: $(cat "$T/create.log")"
+flagged_mirror wm - "write-mostly failfast"
 start_server "$conf"
-size=$(export_size)
-seeded_data "$T/data" "$size" write-mostly
-nbdcopy --flush "$T/data" "$uri"
+fill_served write-mostly
 stop_server
-sum=$(md5sum < "$T/data" | cut -d' ' -f1)
 
 # md -> nbdraid: two empty members for mdadm --create
 make_members "$T/mdwm" 2 8M
-mapfile -t disks < <(disk_args wm "$T/wm" 2; disk_args mdwm "$T/mdwm" 2)
+disks=()
+add_disks wm "$T/wm" 2
+add_disks mdwm "$T/mdwm" 2
 
 guest_script "$T/guest.sh" <<EOF2
-if out=\$(mdadm --assemble /dev/md0 \$(members wm 2) 2>&1); then
+if md_assemble wm md0 \$(members wm 2); then
   md_holds "wm" /dev/md0 $size $sum
   dev=\$(basename "\$(readlink -f /dev/disk/wm-1)")
   state=\$(cat /sys/block/md0/md/dev-\$dev/state)
@@ -40,17 +36,12 @@ if out=\$(mdadm --assemble /dev/md0 \$(members wm 2) 2>&1); then
   case "\$(cat /sys/block/md0/md/dev-\$dev0/state)" in
     *write_mostly*|*failfast*) fail "wm: member 0 is flagged too" ;;
   esac
-  mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "wm: mdadm --stop"
-else
-  fail "wm: mdadm --assemble: \$out"
+  md_stop wm md0
 fi
-if out=\$(mdadm --create /dev/md1 --run --metadata=1.2 --level=1 \
-          --raid-devices=2 --assume-clean /dev/disk/mdwm-0 \
-          --write-mostly --failfast /dev/disk/mdwm-1 2>&1 < /dev/null); then
+if md_create mdwm md1 --level=1 --raid-devices=2 --assume-clean \
+     /dev/disk/mdwm-0 --write-mostly --failfast /dev/disk/mdwm-1; then
   ok "mdwm: created with member 1 write-mostly, failfast"
-  mdadm --stop /dev/md1 > /dev/null 2>&1 || fail "mdwm: mdadm --stop"
-else
-  fail "mdwm: mdadm --create: \$out"
+  md_stop mdwm md1
 fi
 EOF2
 guest_run write-mostly "${disks[@]}" "$T/guest.sh"
@@ -60,9 +51,7 @@ grep -q "Flags : write-mostly failfast" <<< "$("$NBDRAID" examine "$T/mdwm/d1.im
   die "nbdraid examine of md's write-mostly member: $("$NBDRAID" examine "$T/mdwm/d1.img")"
 grep -q "Flags" <<< "$("$NBDRAID" examine "$T/mdwm/d0.img")" &&
   die "md's plain member shows a flag"
-conf=$T/mdwm/a.conf
-write_config "$conf" 1 - - "$T/mdwm/d0.img" "$T/mdwm/d1.img write-mostly failfast"
-sed -i 's/^name = test$/name = mdwm/' "$conf"
+md_mirror_config mdwm "write-mostly failfast"
 start_server "$conf"
 status_is "j['devices'][1]['write_mostly'] and j['devices'][1]['failfast'] and not j['devices'][0]['write_mostly']" ||
   die "status of md's array: $(status_json)"

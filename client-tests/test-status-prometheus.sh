@@ -187,6 +187,10 @@ def compare(prom, status):
             "nbdraid_zeroes_total": a["requests"]["zeroes"],
             "nbdraid_zeroed_bytes_total": a["requests"]["zero_bytes"],
             "nbdraid_failed_requests_total": a["requests"]["failed"],
+            "nbdraid_write_behind_limit": a["write_behind"]["limit"],
+            "nbdraid_write_behind_outstanding_writes":
+                a["write_behind"]["outstanding"],
+            "nbdraid_write_behind_slots": a["write_behind"]["slots"],
             "nbdraid_request_duration_seconds_count":
                 a["requests"]["reads"] + a["requests"]["writes"] +
                 a["requests"]["zeroes"],
@@ -232,7 +236,10 @@ def compare(prom, status):
                     d["corrected_reads"] or \
                     val("nbdraid_member_mismatched_sectors_total", **lab) != \
                     d["mismatched_sectors"] or \
-                    val("nbdraid_member_detached", **lab) != d["detached"]:
+                    val("nbdraid_member_detached", **lab) != d["detached"] or \
+                    val("nbdraid_member_slow", **lab) != d["slow"] or \
+                    abs(val("nbdraid_member_read_seconds", **lab) -
+                        d["read_ns"] / 1e9) > 1e-9:
                 sys.exit(f"{name}: {d['path']} counters differ from {d}")
     print(f"{len(samples)} series match status --json for "
           f"{', '.join(a['name'] for a in tree)}")

@@ -71,3 +71,37 @@ examine_bitmap () {
   echo "$x" | grep -q "Chunksize : $3" || { fail "$1: -X chunk: $x"; return; }
   ok "$1: mdadm -X: $(echo "$x" | sed -n 's/^ *Bitmap : //p')"
 }
+
+# md_assemble WHAT MD MEMBER...: mdadm --assemble /dev/MD, or FAIL and
+# return 1
+md_assemble () {
+  local what=$1 md=$2 out
+  shift 2
+  out=$(mdadm --assemble "/dev/$md" "$@" 2>&1) && return 0
+  fail "$what: mdadm --assemble: $out"
+  return 1
+}
+
+# md_create WHAT MD OPTION...: mdadm --create /dev/MD (metadata 1.2)
+# with the OPTIONs and member devices, or FAIL and return 1
+md_create () {
+  local what=$1 md=$2 out
+  shift 2
+  out=$(mdadm --create "/dev/$md" --run --metadata=1.2 "$@" 2>&1 < /dev/null) &&
+    return 0
+  fail "$what: mdadm --create: $out"
+  return 1
+}
+
+# md_stop WHAT MD: mdadm --stop /dev/MD
+md_stop () {
+  mdadm --stop "/dev/$2" > /dev/null 2>&1 || fail "$1: mdadm --stop"
+}
+
+# md_verified WHAT MD SIZE MD5: the assembled MD holds the data
+# (md_holds), its check finds no mismatch; stop it
+md_verified () {
+  md_holds "$1" "/dev/$2" "$3" "$4"
+  md_check "$1" "$2"
+  md_stop "$1" "$2"
+}

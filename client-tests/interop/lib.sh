@@ -74,6 +74,83 @@ disk_args () {
   done
 }
 
+# add_disks NAME DIR N: disk_args appended to the array disks
+add_disks () {
+  mapfile -t -O ${#disks[@]} disks < <(disk_args "$@")
+}
+
+# interop_array DIR LEVEL LAYOUT CHUNK N SIZE BITMAP: interop_config,
+# then nbdraid create --assume-clean
+interop_array () {
+  interop_config "$@"
+  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+    { cat "$T/create.log" >&2; die "nbdraid create $(basename "$1") failed"; }
+}
+
+# flagged_mirror NAME BITMAP FLAGS [ARRAY-LINE...]: a 2-member RAID1 of
+# 8M in $T/NAME (BITMAP as for interop_config) with FLAGS on member 1's
+# config line and the ARRAY-LINEs in its [array] section, created.
+flagged_mirror () {
+  local name=$1 bitmap=$2 flags=$3
+  shift 3
+  interop_config "$T/$name" 1 - - 2 8M "$bitmap"
+  sed -i "s|^member = $T/$name/d1.img\$|& $flags|" "$conf"
+  array_option "$@"
+  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+    die "create: $(cat "$T/create.log")"
+}
+
+# md_mirror_config NAME FLAGS [ARRAY-LINE...]: $conf is $T/NAME/a.conf,
+# array NAME, for the RAID1 mdadm made of $T/NAME/d0.img and d1.img,
+# FLAGS on member 1's line, the ARRAY-LINEs in [array].
+md_mirror_config () {
+  local name=$1 flags=$2
+  shift 2
+  conf=$T/$name/a.conf
+  write_config "$conf" 1 - - "$T/$name/d0.img" "$T/$name/d1.img $flags"
+  sed -i "s/^name = test\$/name = $name/" "$conf"
+  array_option "$@"
+}
+
+# md_array_served NAME SIZE: nbdkit raid serves the array the guest's
+# mdadm made in $T/NAME (its config $T/NAME/a.conf) at SIZE bytes, the
+# first SIZE of $T/src.img, and takes new seeded data ($T/data, seed
+# NAME-2) through 4 connections; the server is stopped after.  Else 1,
+# with the reason in why (the caller runs it in a condition, where
+# set -e does not stop at a failed command: each is tested here).
+md_array_served () {
+  local a=$1 size=$2
+  if ! try_server "$T/$a/a.conf"; then
+    why="nbdkit raid refuses md's array: $server_log"
+    return 1
+  fi
+  if [ "$(export_size)" != "$size" ]; then
+    why="nbdraid serves $(export_size) bytes, md made $size"
+  elif ! nbdcopy "$uri" "$T/out" || ! cmp "$T/out" <(head -c "$size" "$T/src.img"); then
+    why="nbdraid reads other data than md wrote"
+  elif ! seeded_data "$T/data" "$size" "$a-2" ||
+       ! nbdcopy --connections=4 --flush "$T/data" "$uri"; then
+    why="writing new data through nbdraid failed"
+  else
+    stop_server
+    return 0
+  fi
+  stop_server
+  return 1
+}
+
+# fill_served SEED: once the served array ($conf) is synced and idle,
+# write seeded data ($T/data) over all of it and flush; sets size and
+# sum (its md5)
+fill_served () {
+  "$NBDRAID" wait "$conf" > /dev/null
+  wait_status 60 'j["synced"] and j["job"]["kind"] == "idle"'
+  size=$(export_size)
+  seeded_data "$T/data" "$size" "$1"
+  nbdcopy --flush "$T/data" "$uri"
+  sum=$(md5 "$T/data")
+}
+
 # try_server CONFIG: like start_server, but if nbdkit does not start,
 # return 1 with its messages in $server_log instead of failing the test.
 try_server () {

@@ -89,6 +89,11 @@ describe (struct raid_device_status *d, const struct raid_array *a,
                                            __ATOMIC_RELAXED);
   d->events = s->sb.events;
   d->devflags = s->sb.devflags;
+  d->read_ns = s->io ? __atomic_load_n (&s->io->read_ns, __ATOMIC_RELAXED) : 0;
+  /* The judgement is made at reads: a device that failed since keeps
+   * the last one, which no longer says anything. */
+  d->slow = (d->state == RAID_DEV_ACTIVE || d->state == RAID_DEV_RECOVERING)
+            && a->ops->read_slow && a->ops->read_slow (a, (unsigned)role);
 }
 
 unsigned
@@ -157,6 +162,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
                : a->ppl.on         ? "ppl"
                : a->bitmap.present ? "bitmap"
                                    : "resync";
+  behind_status (a, &st->behind_limit, &st->behind_writes, &st->behind_slots);
   if (a->bitmap.present) {
     st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;
     st->bitmap_chunks = a->bitmap.chunks;

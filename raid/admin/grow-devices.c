@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "refuse.h"
 
 /* Spares that can take a role. */
 static unsigned
@@ -38,22 +39,10 @@ check_array (struct raid_array *a, unsigned n, bool *shrink, char *err,
                          "array %s is RAID%d: --raid-devices changes "
                          "the mirrors of a RAID1 only",
                          a->name, a->geo.level);
-  if (a->readonly)
-    return array_refuse (err, errlen, "array %s is read-only", a->name);
-  if (array_check_alive (a) == -1)
-    return array_refuse (err, errlen, "array %s has failed", a->name);
-  if (a->nchildren)
-    return array_refuse (err, errlen,
-                         "array %s is built of nested arrays: "
-                         "changing its members is not supported",
-                         a->name);
-  if (a->job.kind != RAID_JOB_NONE)
-    return array_refuse (err, errlen,
-                         "array %s is busy with a %s; grow it later", a->name,
-                         raid_job_name (a->job.kind));
-  if (a->resync_front < a->ops->sync_units (a))
-    return array_refuse (err, errlen, "array %s has a resync to finish first",
-                         a->name);
+  if (admin_refuse_unwritable (a, err, errlen) == -1
+      || admin_refuse_nested (a, "changing its members", err, errlen) == -1
+      || admin_refuse_busy (a, "grow it", err, errlen) == -1)
+    return -1;
   if (n == a->geo.members)
     return array_refuse (err, errlen, "array %s already has %u members",
                          a->name, n);
@@ -172,7 +161,6 @@ apply (struct raid_array *a, unsigned n, char *changed, size_t changedlen,
 {
   struct raid_geometry g = a->geo;
   struct raid_slot *old = malloc (a->geo.members * sizeof *old);
-  int r;
 
   g.members = n;
   if (!old)
@@ -192,12 +180,8 @@ apply (struct raid_array *a, unsigned n, char *changed, size_t changedlen,
   a->geo = g;
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
-  r = array_write_superblocks_locked (a);
-  if (r == -1)
-    return array_refuse (err, errlen,
-                         "array %s failed while its superblocks "
-                         "were written",
-                         a->name);
+  if (array_write_superblocks_locked (a) == -1)
+    return admin_refuse_write_failed (a, err, errlen);
   return 0;
 }
 

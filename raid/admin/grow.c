@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "config-file.h"
+#include "refuse.h"
 
 /* What the array must be for a grow: writable, whole, idle, and of a
  * level and layout md can resize. */
@@ -23,10 +24,8 @@ check_array (struct raid_array *a, char *err, size_t errlen)
 {
   unsigned m;
 
-  if (a->readonly)
-    return array_refuse (err, errlen, "array %s is read-only", a->name);
-  if (array_check_alive (a) == -1)
-    return array_refuse (err, errlen, "array %s has failed", a->name);
+  if (admin_refuse_unwritable (a, err, errlen) == -1)
+    return -1;
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
       return array_refuse (err, errlen,
@@ -36,13 +35,8 @@ check_array (struct raid_array *a, char *err, size_t errlen)
                            slot_state (&a->slots[m]) == SLOT_RECOVERING
                                ? "recovering"
                                : "not active");
-  if (a->job.kind != RAID_JOB_NONE)
-    return array_refuse (err, errlen,
-                         "array %s is busy with a %s; grow it later", a->name,
-                         raid_job_name (a->job.kind));
-  if (a->resync_front < a->ops->sync_units (a))
-    return array_refuse (err, errlen, "array %s has a resync to finish first",
-                         a->name);
+  if (admin_refuse_busy (a, "grow it", err, errlen) == -1)
+    return -1;
   /* md: raid0 has no resize; raid10_resize refuses far layouts. */
   if (a->geo.lvl->zoned)
     return array_refuse (err, errlen,
@@ -54,12 +48,7 @@ check_array (struct raid_array *a, char *err, size_t errlen)
                          "array %s is RAID10 with a far layout: md "
                          "cannot change its size",
                          a->name);
-  if (a->nchildren)
-    return array_refuse (err, errlen,
-                         "array %s is built of nested arrays: "
-                         "growing it is not supported",
-                         a->name);
-  return 0;
+  return admin_refuse_nested (a, "growing it", err, errlen);
 }
 
 /* Read every device's size again; the most each role's data area now
@@ -183,12 +172,7 @@ write_superblocks (struct raid_array *a, bool size, char *err,
   }
   r = array_write_superblocks_locked (a);
   pthread_mutex_unlock (&a->sb_lock);
-  if (r == -1)
-    return array_refuse (err, errlen,
-                         "array %s failed while its superblocks "
-                         "were written",
-                         a->name);
-  return 0;
+  return r == -1 ? admin_refuse_write_failed (a, err, errlen) : 0;
 }
 
 /* With writes held and the array quiesced: the superblocks, the

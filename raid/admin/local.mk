@@ -8,6 +8,7 @@ noinst_LTLIBRARIES += %reldir%/libadmin.la
 	%reldir%/grow-devices.c \
 	%reldir%/maintenance.c \
 	%reldir%/readonly.c \
+	%reldir%/refuse.c %reldir%/refuse.h \
 	%reldir%/takeover.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
 %canon_reldir%_libadmin_la_CPPFLAGS = $(ADMIN_INCLUDES)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "refuse.h"
 
 /* A change md makes by takeover: from and to, and the new shape given
  * the old geometry (0, or -1 with why it cannot). */
@@ -137,15 +138,9 @@ check_array (struct raid_array *a, char *err, size_t errlen)
 {
   unsigned m;
 
-  if (a->readonly)
-    return array_refuse (err, errlen, "array %s is read-only", a->name);
-  if (array_check_alive (a) == -1)
-    return array_refuse (err, errlen, "array %s has failed", a->name);
-  if (a->nchildren)
-    return array_refuse (err, errlen,
-                         "array %s is built of nested arrays: "
-                         "changing its level is not supported",
-                         a->name);
+  if (admin_refuse_unwritable (a, err, errlen) == -1
+      || admin_refuse_nested (a, "changing its level", err, errlen) == -1)
+    return -1;
   for (m = 0; m < a->geo.members; m++) {
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
       return array_refuse (err, errlen,
@@ -162,13 +157,8 @@ check_array (struct raid_array *a, char *err, size_t errlen)
                            "restart first",
                            m, a->slots[m].path, a->name);
   }
-  if (a->job.kind != RAID_JOB_NONE)
-    return array_refuse (err, errlen,
-                         "array %s is busy with a %s; change its level later",
-                         a->name, raid_job_name (a->job.kind));
-  if (a->resync_front < a->ops->sync_units (a))
-    return array_refuse (err, errlen, "array %s has a resync to finish first",
-                         a->name);
+  if (admin_refuse_busy (a, "change its level", err, errlen) == -1)
+    return -1;
   if (a->behind.max)
     return array_refuse (err, errlen,
                          "array %s has write-behind %u: set write-behind = 0 "
@@ -258,10 +248,7 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
     drop_q_disk (a, changed, changedlen);
   write_shape (a);
   if (array_write_superblocks_locked (a) == -1)
-    return array_refuse (err, errlen,
-                         "array %s failed while its superblocks "
-                         "were written",
-                         a->name);
+    return admin_refuse_write_failed (a, err, errlen);
   return 0;
 }
 

@@ -89,6 +89,9 @@ struct raid_level_ops {
    * [first, first+n); adds mismatched sectors to *mismatches. */
   int (*check) (struct raid_array *a, uint64_t first, uint64_t n,
                 bool repair, uint64_t *mismatches);
+  /* Does the family now read member m only when no other copy can, for
+   * its read time?  NULL: it never judges that (parity levels). */
+  bool (*read_slow) (const struct raid_array *a, unsigned m);
 };
 
 /* The background job, driven by raid_job_step (job.c). */

@@ -313,3 +313,21 @@ behind_wait_range (struct raid_array *a, uint64_t off, uint64_t len)
     pthread_cond_wait (&b->landed, &b->lock);
   pthread_mutex_unlock (&b->lock);
 }
+
+void
+behind_status (struct raid_array *a, unsigned *limit, unsigned *writes,
+               unsigned *slots)
+{
+  struct raid_behind *b = &a->behind;
+  const struct behind_write *w;
+
+  *limit = *writes = *slots = 0;
+  if (!b->running)
+    return;
+  *limit = b->max;
+  pthread_mutex_lock (&b->lock);
+  for (w = b->head; w; w = w->next)
+    ++*writes;
+  *slots = b->outstanding;
+  pthread_mutex_unlock (&b->lock);
+}

@@ -101,6 +101,10 @@ void behind_drain (struct raid_array *a);
 /* Wait until no behind-write overlapping array bytes [off, off+len) is
  * outstanding.  The caller holds those units' locks, so none comes. */
 void behind_wait_range (struct raid_array *a, uint64_t off, uint64_t len);
+/* For status: the limit (0: off), the behind-writes outstanding and
+ * what they count against the limit. */
+void behind_status (struct raid_array *a, unsigned *limit, unsigned *writes,
+                    unsigned *slots);
 /* Is one outstanding there now?  (Block status: a write-mostly copy
  * cannot yet say what such a range holds.) */
 bool behind_pending (struct raid_array *a, uint64_t off, uint64_t len);

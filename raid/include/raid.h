@@ -407,6 +407,11 @@ struct raid_device_status {
   /* Its path no longer names the device it was (mdadm's "detached"). */
   bool detached;
   uint8_t devflags;             /* RAID_DEVFLAG_*, as its superblock says */
+  /* Its average read time lately (ns; 0 before its first read), and
+   * whether the mirror now reads it only when no other copy can, for
+   * being far slower than the fastest copy (read-latency.c). */
+  uint64_t read_ns;
+  bool slow;
 };
 struct raid_status {
   char name[33];
@@ -436,6 +441,10 @@ struct raid_status {
   uint64_t bitmap_chunks, bitmap_dirty;
   /* md's consistency policy: none, resync, bitmap or ppl. */
   const char *policy;
+  /* write-behind: md's limit (0: off); the behind-writes not yet on
+   * the write-mostly members, and what they count against the limit
+   * (once per MiB or part, as md counts). */
+  unsigned behind_limit, behind_writes, behind_slots;
   struct raid_requests requests;
 };
 void raid_get_status (struct raid_array *a, struct raid_status *st);

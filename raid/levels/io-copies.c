@@ -751,6 +751,14 @@ copies_member_keys (const struct raid_array *a, unsigned m, uint64_t first,
       fn (opaque, unit);
 }
 
+/* The read_slow op: what the read latency rule judged (RAID0, with no
+ * copies to choose from, has no rule). */
+static bool
+copies_read_slow (const struct raid_array *a, unsigned m)
+{
+  return a->level_state && read_latency_slow (a->level_state, m);
+}
+
 const struct raid_level_ops copies_level_ops = {
   .setup = copies_setup,
   .teardown = copies_teardown,
@@ -765,4 +773,5 @@ const struct raid_level_ops copies_level_ops = {
   .unwritten = copies_unwritten,
   .member_keys = copies_member_keys,
   .check = copies_check,
+  .read_slow = copies_read_slow,
 };

@@ -149,3 +149,10 @@ read_latency_plan (struct read_latency *rl, const struct raid_array *a,
       member_set_add (slow, m);
   }
 }
+
+bool
+read_latency_slow (const struct read_latency *rl, unsigned m)
+{
+  return m < rl->members
+         && __atomic_load_n (&rl->role[m].slow, __ATOMIC_RELAXED);
+}

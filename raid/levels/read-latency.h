@@ -21,5 +21,7 @@ void read_latency_free (struct read_latency *rl);
 void read_latency_plan (struct read_latency *rl, const struct raid_array *a,
                         unsigned turn, const struct member_set *first,
                         struct member_set *slow, int *probe);
+/* Was role m slow at the last plan (what status shows)? */
+bool read_latency_slow (const struct read_latency *rl, unsigned m);
 
 #endif

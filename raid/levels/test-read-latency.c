@@ -124,8 +124,26 @@ read_some (struct raid_array *a, const uint8_t *data, unsigned n,
   return 0;
 }
 
+/* Does status (raid_get_status) say role m is slow? */
+static bool
+status_slow (struct raid_array *a, unsigned m)
+{
+  struct raid_status *st = malloc (sizeof *st);
+  bool slow;
+
+  if (!st) {
+    fail ("status: out of memory");
+    return false;
+  }
+  raid_get_status (a, st);
+  slow = st->dev[m].slow;
+  free (st);
+  return slow;
+}
+
 /* Member 1 2 ms slower: once both are measured, member 1 serves at
- * most a few reads in 100 (its probes), and none is lost. */
+ * most a few reads in 100 (its probes), none is lost, and status calls
+ * it slow, member 0 not. */
 static void
 slow_copy_read_little (struct raid_array *a, const uint8_t *data,
                        unsigned *seed)
@@ -141,10 +159,15 @@ slow_copy_read_little (struct raid_array *a, const uint8_t *data,
   else
     printf ("ok: the copy 2 ms slower served %u of %u reads\n", got[1],
             got[0] + got[1]);
+  if (!status_slow (a, 1) || status_slow (a, 0))
+    fail ("status does not say member 1 alone is slow");
+  else
+    printf ("ok: status says member 1 is slow\n");
 }
 
 /* The slow copy becomes as fast as the other: its probes bring its
- * average down and it shares the reads again, within 20 s. */
+ * average down and it shares the reads again, within 20 s; status no
+ * longer calls it slow. */
 static void
 fast_again_shares (struct raid_array *a, const uint8_t *data,
                    unsigned *seed)
@@ -163,6 +186,8 @@ fast_again_shares (struct raid_array *a, const uint8_t *data,
   else
     printf ("ok: the copy that became fast serves %u of 100 reads\n",
             got[1]);
+  if (status_slow (a, 1))
+    fail ("status still says the copy that became fast is slow");
 }
 
 /* Copies of one speed share the reads, by turn. */

@@ -102,6 +102,10 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
       fprintf (fp, "  (failfast)");
     if (d->detached)
       fprintf (fp, "  (detached)");
+    if (d->slow)
+      fprintf (fp, "  (slow)");
+    if (d->read_ns)
+      fprintf (fp, "  reads %.3f ms", d->read_ns / 1e6);
     fputc ('\n', fp);
   }
   if (strcmp (st->policy, "ppl") == 0)
@@ -110,6 +114,11 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
     fprintf (fp, "      bitmap: %" PRIu64 "/%" PRIu64 " chunks dirty, %"
              PRIu64 "K chunk\n", st->bitmap_dirty, st->bitmap_chunks,
              st->bitmap_chunk_bytes / 1024);
+  if (st->behind_limit)
+    fprintf (fp,
+             "      write-behind: %u writes outstanding, %u/%u of the "
+             "limit\n",
+             st->behind_writes, st->behind_slots, st->behind_limit);
   fprintf (fp, "      last check: %" PRIu64 " mismatched sectors",
            st->mismatches);
   if (st->unlocated)
@@ -154,14 +163,16 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
     json_string (fp, d->controller);
     fprintf (fp, ", \"why\": ");
     json_string (fp, d->state == RAID_DEV_ACTIVE ? "" : d->why);
-    fprintf (fp, ", \"recovered_bytes\": %" PRIu64 ", \"corrected_reads\": "
-             "%u, \"mismatched_sectors\": %" PRIu64 ", \"events\": %"
-             PRIu64 ", \"detached\": %s, \"write_mostly\": %s"
-             ", \"failfast\": %s}", d->recovered_bytes, d->corrected_reads,
-             d->mismatched_sectors, d->events,
-             d->detached ? "true" : "false",
+    fprintf (fp,
+             ", \"recovered_bytes\": %" PRIu64 ", \"corrected_reads\": "
+             "%u, \"mismatched_sectors\": %" PRIu64 ", \"events\": %" PRIu64
+             ", \"detached\": %s, \"write_mostly\": %s"
+             ", \"failfast\": %s, \"read_ns\": %" PRIu64 ", \"slow\": %s}",
+             d->recovered_bytes, d->corrected_reads, d->mismatched_sectors,
+             d->events, d->detached ? "true" : "false",
              d->devflags & RAID_DEVFLAG_WRITE_MOSTLY ? "true" : "false",
-             d->devflags & RAID_DEVFLAG_FAILFAST ? "true" : "false");
+             d->devflags & RAID_DEVFLAG_FAILFAST ? "true" : "false", d->read_ns,
+             d->slow ? "true" : "false");
   }
   fprintf (fp, "],\n \"job\": {\"kind\": \"%s\", \"target\": %d"
            ", \"done_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64
@@ -176,6 +187,10 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
            st->bitmap_dirty);
   fprintf (fp, ", \"consistency_policy\": \"%s\"", st->policy);
+  fprintf (fp,
+           ", \"write_behind\": {\"limit\": %u, \"outstanding\": %u"
+           ", \"slots\": %u}",
+           st->behind_limit, st->behind_writes, st->behind_slots);
   fprintf (fp, ", \"speed_limit\": {\"min_bytes_per_sec\": %" PRIu64
            ", \"max_bytes_per_sec\": %" PRIu64 "}", min, max);
   fprintf (fp, ", \"requests\": {\"reads\": %" PRIu64 ", \"read_bytes\": %"

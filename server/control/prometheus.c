@@ -227,6 +227,24 @@ failed_requests (const struct metrics_array *m)
   return m->st.requests.failed;
 }
 
+static double
+behind_limit (const struct metrics_array *m)
+{
+  return m->st.behind_limit;
+}
+
+static double
+behind_writes (const struct metrics_array *m)
+{
+  return m->st.behind_writes;
+}
+
+static double
+behind_slots (const struct metrics_array *m)
+{
+  return m->st.behind_slots;
+}
+
 /* The families of one sample per array. */
 static const struct array_family {
   const char *name, *type, *help;
@@ -284,6 +302,14 @@ static const struct array_family {
     "Bytes clients zeroed or trimmed.", zero_bytes },
   { "nbdraid_failed_requests_total", "counter",
     "Client reads, writes and zeroes that failed.", failed_requests },
+  { "nbdraid_write_behind_limit", "gauge",
+    "md's write-behind limit (0: write-behind is off).", behind_limit },
+  { "nbdraid_write_behind_outstanding_writes", "gauge",
+    "Client writes the write-mostly members do not have yet.",
+    behind_writes },
+  { "nbdraid_write_behind_slots", "gauge",
+    "What those writes count against the limit (one per MiB or part).",
+    behind_slots },
 };
 
 static double
@@ -304,6 +330,18 @@ detached (const struct raid_device_status *d)
   return d->detached;
 }
 
+static double
+read_seconds (const struct raid_device_status *d)
+{
+  return d->read_ns / 1e9;
+}
+
+static double
+slow (const struct raid_device_status *d)
+{
+  return d->slow;
+}
+
 /* The families of one sample per device. */
 static const struct member_family {
   const char *name, *type, *help;
@@ -318,6 +356,12 @@ static const struct member_family {
   { "nbdraid_member_detached", "gauge",
     "1 while the device's path no longer names what was opened.",
     detached },
+  { "nbdraid_member_read_seconds", "gauge",
+    "The device's average read time lately (0: not read yet).",
+    read_seconds },
+  { "nbdraid_member_slow", "gauge",
+    "1 while a mirror reads the device only when no other copy can, "
+    "its reads being far slower than the fastest copy's.", slow },
 };
 
 #define ELEMENTS(t) (sizeof (t) / sizeof (t)[0])
