@@ -8,7 +8,8 @@
 # (FUA) reads back and every block nobody wrote still holds its first
 # bytes, including the missing member's, rebuilt from parity.  The same
 # loop with consistency-policy = bitmap must damage such blocks, or the
-# loop proves nothing.
+# loop proves nothing; that array, dirty and degraded, starts only with
+# start-dirty-degraded=true (md's rule), the PPL one without.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd missing"
@@ -36,6 +37,18 @@ kill_members () {
     "${member_pids[$1-2]}" 2>/dev/null || :
 }
 
+# Without a partial parity log, md's rule: a dirty degraded array
+# starts only when told to, with a line naming the risk and the option.
+refuses_dirty_degraded () {
+  local rc=0
+  rm -f "$T/x.sock"
+  timeout 30 nbdkit -f -U "$T/x.sock" "$PLUGIN" "$conf" 2> "$T/refused.log" ||
+    rc=$?
+  [ "$rc" != 0 ] || die "a dirty degraded array started unasked"
+  grep -q "not stopped cleanly and degraded (role 3, missing).*write hole.*start-dirty-degraded=true" \
+    "$T/refused.log" || die "refused, but not as md's rule: $(cat "$T/refused.log")"
+}
+
 # power_cut_loop NAME POLICY: sets damaged to the blocks nobody wrote
 # that the rounds damaged; dies if an acknowledged write is lost
 power_cut_loop () {
@@ -57,7 +70,8 @@ power_cut_loop () {
   kill_members "$name"
   for ((round = 1; round <= rounds; round++)); do
     serve_members "$name" 1
-    start_server "$conf"
+    # A degraded array stays dirty until it is whole again and resynced.
+    start_server "$conf" ${dirty_ok[@]+"${dirty_ok[@]}"}
     $WRITER write "$uri" "$chunk" 3 "$T/$name.ledger" "$round" 2>/dev/null &
     sleep "$((RANDOM % 2)).$((RANDOM % 10))"
     # The power cut: the server and its disks at once.
@@ -66,7 +80,17 @@ power_cut_loop () {
     wait 2>/dev/null || :
     server_pid=
     serve_members "$name"
-    start_server "$conf"
+    if [ "$policy" = ppl ]; then
+      start_server "$conf"
+    else
+      # (a cut before the first write leaves it clean)
+      if "$NBDRAID" examine "$T/$name/d0.img" | grep -q "State : active"; then
+        refuses_dirty_degraded
+        refused=$((refused + 1))
+        dirty_ok=(start-dirty-degraded=true)
+      fi
+      start_server "$conf" ${dirty_ok[@]+"${dirty_ok[@]}"}
+    fi
     out=$($WRITER verify "$uri" "$chunk" 3 "$T/$name.ledger") || :
     stop_server
     kill_members "$name"
@@ -78,10 +102,13 @@ power_cut_loop () {
   done
 }
 
+refused=0 dirty_ok=()
 power_cut_loop bm bitmap
+[ "$refused" -gt 0 ] || die "no power cut left the bitmap array dirty"
 [ "$damaged" -gt 0 ] ||
   die "with a bitmap the power cuts damaged nothing: the loop makes no write hole"
-echo "ok: bitmap: $rounds power cuts damaged $damaged blocks nobody wrote"
+echo "ok: bitmap: $rounds power cuts damaged $damaged blocks nobody wrote;" \
+  "$refused dirty degraded starts refused without start-dirty-degraded"
 
 power_cut_loop ppl ppl
 [ "$damaged" = 0 ] || die "ppl: $damaged blocks nobody wrote were damaged"

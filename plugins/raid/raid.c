@@ -31,6 +31,7 @@
 
 static bool readonly;
 static bool degraded;
+static bool start_dirty_degraded;
 static bool force;
 static uint64_t degraded_after_s;
 
@@ -76,6 +77,12 @@ plugin_config (const char *key, const char *value)
       return -1;
     }
   }
+  else if (strcmp (key, "start-dirty-degraded") == 0) {
+    int r = nbdkit_parse_bool (value);
+    if (r == -1)
+      return -1;
+    start_dirty_degraded = r;
+  }
   else if (strcmp (key, "readonly") == 0 || strcmp (key, "degraded") == 0 ||
            strcmp (key, "force") == 0) {
     int r = nbdkit_parse_bool (value);
@@ -85,8 +92,8 @@ plugin_config (const char *key, const char *value)
   }
   else {
     nbdkit_error ("unknown parameter '%s' (expected config=FILE, dir=DIR, "
-                  "readonly=BOOL, degraded=BOOL, degraded-after=DURATION "
-                  "or force=BOOL)", key);
+                  "readonly=BOOL, degraded=BOOL, degraded-after=DURATION, "
+                  "force=BOOL or start-dirty-degraded=BOOL)", key);
     return -1;
   }
   return 0;
@@ -106,7 +113,9 @@ plugin_config_complete (void)
   "degraded=true      Start even with members missing (mdadm --run).\n" \
   "degraded-after=D   Wait D for missing members, then start degraded.\n" \
   "force=true         Take the arrays from another server at once\n" \
-  "                   (its host fenced), not after its heartbeat stops."
+  "                   (its host fenced), not after its heartbeat stops.\n" \
+  "start-dirty-degraded=true  Start a RAID5/6 both dirty and degraded\n" \
+  "                   without a partial parity log (the write hole)."
 
 /* Errors as nbdkit's errors; routine events and warnings are not
  * errors (notice.c). */
@@ -160,7 +169,8 @@ static int
 plugin_get_ready (void)
 {
   struct raid_options opts = { .readonly = readonly, .degraded = degraded,
-    .force = force, .log = log_to_nbdkit };
+    .force = force, .start_dirty_degraded = start_dirty_degraded,
+    .log = log_to_nbdkit };
 
   notice_start ();
   /* With nbdkit -r nothing may write, metadata and rebuilds included. */

@@ -625,6 +625,36 @@ load_ppl (struct raid_array *a, const struct md_superblock *ref,
   return 0;
 }
 
+/* md's raid5_run(): a parity array that did not stop cleanly and has a
+ * member missing cannot tell whether the stripes in flight when it
+ * stopped still rebuild that member right (the write hole), so it
+ * starts only when told to, or when a partial parity log made those
+ * stripes right. */
+static int
+check_dirty_degraded (const struct raid_array *a,
+                      const struct raid_options *opts, char *err,
+                      size_t errlen)
+{
+  unsigned i, missing = 0, which = 0;
+
+  if (a->geo.parity_members == 0 || a->in_sync || a->ppl.on ||
+      opts->start_dirty_degraded)
+    return 0;
+  for (i = 0; i < a->geo.members; i++)
+    if (slot_state (&a->slots[i]) != SLOT_ACTIVE && !missing++)
+      which = i;
+  if (!missing)
+    return 0;
+  return array_refuse (err, errlen, "array %s: not stopped cleanly and "
+                       "degraded (role %u, %s): the missing member's blocks "
+                       "of stripes written as it stopped may be rebuilt "
+                       "wrong (the write hole); start it anyway with "
+                       "start-dirty-degraded=true (md's "
+                       "start_dirty_degraded)", a->name, which,
+                       a->slots[which].path ? a->slots[which].path
+                       : "missing");
+}
+
 struct raid_array *
 raid_assemble (const struct raid_config *cfg, const struct raid_options *opts,
                char *err, size_t errlen)
@@ -721,7 +751,8 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   }
   a->heartbeat_ms = cfg->heartbeat_ms;
   if (array_claim (a, opts->force, err, errlen) == -1
-      || load_ppl (a, ref, opts, err, errlen) == -1)
+      || load_ppl (a, ref, opts, err, errlen) == -1
+      || check_dirty_degraded (a, opts, err, errlen) == -1)
     goto fail;
   warn_controllers (a, cfg);
   record_missing (a);

@@ -276,6 +276,11 @@ struct raid_options {
   /* Take the array from a server whose heartbeat is on the members
    * without waiting to see it stop: the admin fenced that host. */
   bool force;
+  /* Start a RAID5/6 that is both dirty (not stopped cleanly) and
+   * degraded, without a partial parity log (md's start_dirty_degraded):
+   * the missing member's blocks of stripes in flight may come back
+   * wrong. */
+  bool start_dirty_degraded;
   raid_log_fn log;              /* may be NULL */
   raid_event_fn event;          /* may be NULL; from any thread */
   void *log_opaque;             /* passed to both */
