@@ -14,6 +14,7 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/member-array.c \
 	%reldir%/multihost.c \
 	%reldir%/ppl.c %reldir%/ppl.h \
+	%reldir%/ppl-write.c \
 	%reldir%/write-behind.c %reldir%/write-behind.h
 %canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
 %canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)

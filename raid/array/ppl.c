@@ -1,5 +1,6 @@
-/* nbdraid: the partial parity log at run time and its replay (md's
- * raid5-ppl.c; the format is in ppl-format.h). */
+/* nbdraid: the partial parity log's setup and replay (md's
+ * raid5-ppl.c; the format is in ppl-format.h, writing in
+ * ppl-write.c). */
 #include <config.h>
 
 #include <errno.h>
@@ -30,8 +31,10 @@ ppl_open (struct raid_array *a, const struct md_superblock *ref)
     errno = ENOMEM;
     return -1;
   }
-  for (i = 0; i < l->nlogs; i++)
+  for (i = 0; i < l->nlogs; i++) {
     pthread_mutex_init (&l->logs[i].lock, NULL);
+    pthread_cond_init (&l->logs[i].changed, NULL);
+  }
   l->on = true;
   return 0;
 }
@@ -41,8 +44,10 @@ ppl_close (struct raid_array *a)
 {
   unsigned i;
 
-  for (i = 0; a->ppl.logs && i < a->ppl.nlogs; i++)
+  for (i = 0; a->ppl.logs && i < a->ppl.nlogs; i++) {
     pthread_mutex_destroy (&a->ppl.logs[i].lock);
+    pthread_cond_destroy (&a->ppl.logs[i].changed);
+  }
   free (a->ppl.logs);
   a->ppl.logs = NULL;
   a->ppl.on = false;
@@ -251,10 +256,8 @@ out:
   return r;
 }
 
-/* Empty member m's log area: zeros, and a header without entries at its
- * start (md's ppl_write_empty_header). */
-static int
-empty_log (struct raid_array *a, unsigned m)
+int
+ppl_empty_log (struct raid_array *a, unsigned m)
 {
   struct member *io = a->slots[m].io;
   struct ppl_header h = { .signature = a->ppl.signature };
@@ -286,7 +289,7 @@ ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen)
     struct member *io = usable (a, m, 0, 0);
 
     if (io
-        && (io->ops->flush (io) == -1 || empty_log (a, m) == -1
+        && (io->ops->flush (io) == -1 || ppl_empty_log (a, m) == -1
             || io->ops->flush (io) == -1))
       return array_refuse (err, errlen,
                            "member %u (%s): emptying the "
@@ -301,128 +304,3 @@ ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen)
   return 0;
 }
 
-int
-ppl_add (struct ppl_pending *p, unsigned parity, uint32_t signature,
-         uint64_t data_sector, uint32_t data_bytes, const uint8_t *pp,
-         uint32_t pp_bytes)
-{
-  struct ppl_unit *u = p->unit[parity];
-  struct ppl_entry *e;
-
-  if (!u) {
-    if (!(u = p->unit[parity] = calloc (1, sizeof *u)))
-      goto nomem;
-    u->h.signature = signature;
-  }
-  if (u->h.entries_count == PPL_HDR_MAX_ENTRIES) {
-    errno = ENOSPC;
-    return -1;
-  }
-  if (PPL_HEADER_BYTES + u->pp_bytes + pp_bytes > u->cap) {
-    uint64_t cap = u->cap ? u->cap * 2 : PPL_HEADER_BYTES + 64 * 1024;
-    void *nb;
-
-    while (cap < PPL_HEADER_BYTES + u->pp_bytes + pp_bytes)
-      cap *= 2;
-    if (posix_memalign (&nb, BLOCK, cap) != 0)
-      goto nomem;
-    if (u->buf)
-      memcpy (nb, u->buf, PPL_HEADER_BYTES + u->pp_bytes);
-    free (u->buf);
-    u->buf = nb;
-    u->cap = cap;
-  }
-  memcpy (u->buf + PPL_HEADER_BYTES + u->pp_bytes, pp, pp_bytes);
-  u->pp_bytes += pp_bytes;
-  e = &u->h.entries[u->h.entries_count++];
-  e->data_sector = data_sector;
-  e->data_size = data_bytes;
-  e->pp_size = pp_bytes;
-  e->parity_disk = parity;
-  e->checksum = ppl_crc (pp, pp_bytes);
-  return 0;
-nomem:
-  errno = ENOMEM;
-  return -1;
-}
-
-/* Write unit u as member m's next log, wrapping to the area's start
- * when it does not fit before the end. */
-static int
-write_log (struct raid_array *a, unsigned m, struct ppl_unit *u)
-{
-  struct ppl_member_log *log = &a->ppl.logs[m];
-  struct member *io = a->slots[m].io;
-  uint64_t bytes = PPL_HEADER_BYTES + u->pp_bytes;
-
-  if (!io) {
-    errno = ENODEV;
-    return -1;
-  }
-  /* A spare that took a role since assembly: its area may hold logs of
-   * an earlier run, which a replay must not take for newer ones. */
-  if (!log->ready && empty_log (a, m) == -1)
-    return -1;
-  if (log->next + bytes > a->ppl.area_bytes)
-    log->next = 0;
-  u->h.generation
-      = __atomic_add_fetch (&a->ppl.generation, 1, __ATOMIC_SEQ_CST);
-  ppl_header_encode (&u->h, u->buf);
-  if (io->ops->pwrite (io, u->buf, bytes, a->ppl.area_offset + log->next) == -1
-      || io->ops->flush (io) == -1)
-    return -1;
-  log->next += bytes;
-  return 0;
-}
-
-void
-ppl_commit (struct raid_array *a, struct ppl_pending *p)
-{
-  unsigned m;
-
-  for (m = 0; m < a->geo.members; m++) {
-    char why[300];
-
-    if (!p->unit[m])
-      continue;
-    pthread_mutex_lock (&a->ppl.logs[m].lock);
-    member_set_add (&p->held, m);
-    if (write_log (a, m, p->unit[m]) == 0)
-      continue;
-    snprintf (why, sizeof why, "writing its partial parity log: %s",
-              strerror (errno));
-    array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s", a->name, m,
-               a->slots[m].path, why);
-    array_fail_member (a, m, why);
-  }
-}
-
-void
-ppl_finish (struct raid_array *a, struct ppl_pending *p)
-{
-  unsigned m;
-
-  /* A log may give way to the next only once its stripes are on the
-   * members: the next replay sees only the latest. */
-  if (member_set_count (&p->held))
-    for (m = 0; m < a->geo.members; m++) {
-      struct member *io = a->slots[m].io;
-
-      if (member_set_has (&p->written, m) && io
-          && slot_state (&a->slots[m]) != SLOT_FAULTY
-          && io->ops->flush (io) == -1)
-        array_log (a, RAID_LOG_WARNING,
-                   "array %s: member %u (%s): flush "
-                   "after partial parity logged writes: %s",
-                   a->name, m, io->name, strerror (errno));
-    }
-  for (m = 0; m < a->geo.members; m++) {
-    if (member_set_has (&p->held, m))
-      pthread_mutex_unlock (&a->ppl.logs[m].lock);
-    if (p->unit[m]) {
-      free (p->unit[m]->buf);
-      free (p->unit[m]);
-    }
-  }
-  memset (p, 0, sizeof *p);
-}

@@ -2,10 +2,13 @@
  *
  * Each member carries a log area; the writes to a RAID5 stripe log the
  * partial parity of the chunks they leave alone on the stripe's parity
- * member before any data or parity reaches the members.  A member's
- * log is held from its log write until the stripes it covers are on
- * the members and flushed, since only its latest log is replayed: so a
- * request's logs are one per parity member and taken in member order.
+ * member before any data or parity reaches the members.  Only a
+ * member's latest log is replayed, so a log gives way to the next only
+ * once the stripes it covers are on the members and flushed.  Requests
+ * that arrive meanwhile gather into the next log (md's io_unit): one
+ * log write and one flush serve them all.  A request joins its logs in
+ * member order, which keeps requests from waiting on each other in a
+ * circle.  ppl.c sets up and replays; ppl-write.c writes.
  */
 #ifndef NBDRAID_PPL_H
 #define NBDRAID_PPL_H
@@ -20,13 +23,15 @@
 struct raid_array;
 struct md_superblock;
 
-/* Largest partial parity one log carries, and so one segment. */
-#define PPL_UNIT_PP_BYTES (128 * 1024)
+struct ppl_group;
 
 struct ppl_member_log {
   pthread_mutex_t lock;
-  uint64_t next; /* where in the area the next log goes */
-  bool ready;    /* emptied since assembly */
+  pthread_cond_t changed;       /* a group written or finished */
+  uint64_t next;                /* where in the area the next log goes */
+  bool ready;                   /* emptied since assembly */
+  struct ppl_group *busy;       /* written; its requests' writes run */
+  struct ppl_group *gathering;  /* the next log, taking requests */
 };
 
 struct raid_ppl {
@@ -52,7 +57,7 @@ struct ppl_unit {
 /* The logs one request writes, one per parity member. */
 struct ppl_pending {
   struct ppl_unit *unit[RAID_MAX_MEMBERS];
-  struct member_set held;    /* members whose log lock it holds */
+  struct ppl_group *group[RAID_MAX_MEMBERS];  /* the logs it joined */
   struct member_set written; /* members its data writes go to */
 };
 
@@ -64,6 +69,10 @@ void ppl_close (struct raid_array *a);
  * member's latest log; then empty the logs.  0, or -1 with err. */
 int ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen);
 
+/* Empty member m's log area (zeros, and a header without entries at
+ * its start: md's ppl_write_empty_header).  0, or -1 (errno set). */
+int ppl_empty_log (struct raid_array *a, unsigned m);
+
 /* Add an entry for parity member `parity`: the data written starts at
  * array sector data_sector and is data_bytes long; pp (pp_bytes, 0 for
  * rows every data chunk writes) is the XOR of the rest.  0, or -1
@@ -71,11 +80,14 @@ int ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen);
 int ppl_add (struct ppl_pending *p, unsigned parity, uint32_t signature,
              uint64_t data_sector, uint32_t data_bytes, const uint8_t *pp,
              uint32_t pp_bytes);
-/* Take the logs, in member order, and write them.  A log that cannot
- * be written fails its member (whose parity then is not written).
- * Call before the data writes. */
-void ppl_commit (struct raid_array *a, struct ppl_pending *p);
-/* After the data writes: flush what they wrote, give the logs back. */
+/* Join the next log of each member p has entries for, in member order,
+ * and return once they are all written.  A log that cannot be written
+ * fails its member (whose parity then is not written).  Call before
+ * the data writes.  0, or -1 (ENOMEM: nothing may be written; call
+ * ppl_finish all the same). */
+int ppl_commit (struct raid_array *a, struct ppl_pending *p);
+/* After the data writes: leave the logs; the last request out of a log
+ * flushes what its requests wrote and lets the next log go. */
 void ppl_finish (struct raid_array *a, struct ppl_pending *p);
 
 #endif

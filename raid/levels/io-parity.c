@@ -469,7 +469,8 @@ run_window (struct request *rq, struct segment *segs, unsigned n)
   for (i = 0; i < b.n; i++)
     if (b.ops[i].member < rq->a->geo.members)
       member_set_add (&log.written, b.ops[i].member);
-  ppl_commit (rq->a, &log);
+  if (ppl_commit (rq->a, &log) == -1)
+    goto out;
   array_run (rq->a, &b);
   r = array_settle_writes (rq->a, &b);
   if (fixes.n) {
