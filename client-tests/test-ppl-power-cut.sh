@@ -8,8 +8,10 @@
 # (FUA) reads back and every block nobody wrote still holds its first
 # bytes, including the missing member's, rebuilt from parity.  The same
 # loop with consistency-policy = bitmap must damage such blocks, or the
-# loop proves nothing; that array, dirty and degraded, starts only with
-# start-dirty-degraded=true (md's rule), the PPL one without.
+# loop proves nothing.  Some PPL rounds cut the power again while the
+# restart replays the logs.  The bitmap array, dirty and degraded,
+# starts only with start-dirty-degraded=true (md's rule); the PPL one
+# needs nothing.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd missing"
@@ -49,6 +51,21 @@ refuses_dirty_degraded () {
     "$T/refused.log" || die "refused, but not as md's rule: $(cat "$T/refused.log")"
 }
 
+# cut_during_replay NAME: start the server on the cut array with member
+# 1's writes slow again, and cut the power once more while the start
+# replays or empties the logs
+cut_during_replay () {
+  serve_members "$1" 1
+  rm -f "$T/x.sock"
+  nbdkit -f -U "$T/x.sock" "$PLUGIN" "$conf" 2>> "$T/replay-cut.log" &
+  local pid=$!
+  sleep 1.5
+  kill -9 "$pid" "${member_pids[$1-0]}" "${member_pids[$1-1]}" \
+    "${member_pids[$1-2]}" 2>/dev/null || :
+  wait "$pid" 2>/dev/null || :
+  replay_cuts=$((replay_cuts + 1))
+}
+
 # power_cut_loop NAME POLICY: sets damaged to the blocks nobody wrote
 # that the rounds damaged; dies if an acknowledged write is lost
 power_cut_loop () {
@@ -79,6 +96,9 @@ power_cut_loop () {
       "${member_pids[$name-2]}" 2>/dev/null || :
     wait 2>/dev/null || :
     server_pid=
+    if [ "$policy" = ppl ] && [ $((round % 3)) = 2 ]; then
+      cut_during_replay "$name"
+    fi
     serve_members "$name"
     if [ "$policy" = ppl ]; then
       start_server "$conf"
@@ -102,7 +122,7 @@ power_cut_loop () {
   done
 }
 
-refused=0 dirty_ok=()
+refused=0 dirty_ok=() replay_cuts=0
 power_cut_loop bm bitmap
 [ "$refused" -gt 0 ] || die "no power cut left the bitmap array dirty"
 [ "$damaged" -gt 0 ] ||
@@ -114,4 +134,5 @@ power_cut_loop ppl ppl
 [ "$damaged" = 0 ] || die "ppl: $damaged blocks nobody wrote were damaged"
 grep -q "partial parity logs replayed: [1-9]" "$T/nbdkit.log" ||
   die "ppl: no power cut left an entry to replay: $(grep -c replayed "$T/nbdkit.log")"
-echo "ok: ppl: $rounds power cuts, every acknowledged write there, nothing else moved"
+echo "ok: ppl: $rounds power cuts ($replay_cuts more while the logs were" \
+  "replayed), every acknowledged write there, nothing else moved"
