@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "check.h"
 #include "le.h"
 #include "ppl-format.h"
-#include "check.h"
 
 #define CHECKSUM_AT (PPL_HDR_RESERVED + 20)
 

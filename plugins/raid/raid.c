@@ -93,7 +93,8 @@ plugin_config (const char *key, const char *value)
   else {
     nbdkit_error ("unknown parameter '%s' (expected config=FILE, dir=DIR, "
                   "readonly=BOOL, degraded=BOOL, degraded-after=DURATION, "
-                  "force=BOOL or start-dirty-degraded=BOOL)", key);
+                  "force=BOOL or start-dirty-degraded=BOOL)",
+                  key);
     return -1;
   }
   return 0;
@@ -106,15 +107,15 @@ plugin_config_complete (void)
   return arrays_load ();
 }
 
-#define plugin_config_help \
-  "[config=]FILE      The array's config file (again for more arrays).\n" \
-  "dir=DIR            Serve every DIR/*.conf, each as its array's export.\n" \
-  "readonly=true      Open the members read-only.\n" \
-  "degraded=true      Start even with members missing (mdadm --run).\n" \
-  "degraded-after=D   Wait D for missing members, then start degraded.\n" \
-  "force=true         Take the arrays from another server at once\n" \
-  "                   (its host fenced), not after its heartbeat stops.\n" \
-  "start-dirty-degraded=true  Start a RAID5/6 both dirty and degraded\n" \
+#define plugin_config_help                                                     \
+  "[config=]FILE      The array's config file (again for more arrays).\n"      \
+  "dir=DIR            Serve every DIR/*.conf, each as its array's export.\n"   \
+  "readonly=true      Open the members read-only.\n"                           \
+  "degraded=true      Start even with members missing (mdadm --run).\n"        \
+  "degraded-after=D   Wait D for missing members, then start degraded.\n"      \
+  "force=true         Take the arrays from another server at once\n"           \
+  "                   (its host fenced), not after its heartbeat stops.\n"     \
+  "start-dirty-degraded=true  Start a RAID5/6 both dirty and degraded\n"       \
   "                   without a partial parity log (the write hole)."
 
 /* Errors as nbdkit's errors; routine events and warnings are not
@@ -168,9 +169,11 @@ static const struct control_server server = {
 static int
 plugin_get_ready (void)
 {
-  struct raid_options opts = { .readonly = readonly, .degraded = degraded,
-    .force = force, .start_dirty_degraded = start_dirty_degraded,
-    .log = log_to_nbdkit };
+  struct raid_options opts = { .readonly = readonly,
+                               .degraded = degraded,
+                               .force = force,
+                               .start_dirty_degraded = start_dirty_degraded,
+                               .log = log_to_nbdkit };
 
   notice_start ();
   /* With nbdkit -r nothing may write, metadata and rebuilds included. */

@@ -17,7 +17,7 @@ struct ppl_group {
   struct ppl_unit unit;
   unsigned requests, finished;
   bool written;
-  struct member_set flush;      /* members its requests write */
+  struct member_set flush; /* members its requests write */
 };
 
 /* Append n bytes to unit u's partial parity, growing its buffer. */
@@ -82,7 +82,8 @@ fits (const struct raid_array *a, const struct ppl_group *g,
       const struct ppl_unit *u)
 {
   return g->unit.h.entries_count + u->h.entries_count <= PPL_HDR_MAX_ENTRIES
-    && PPL_HEADER_BYTES + g->unit.pp_bytes + u->pp_bytes <= a->ppl.area_bytes;
+         && PPL_HEADER_BYTES + g->unit.pp_bytes + u->pp_bytes
+                <= a->ppl.area_bytes;
 }
 
 /* Write group g's log as member m's next, wrapping to the area's start
@@ -106,11 +107,11 @@ write_log (struct raid_array *a, unsigned m, struct ppl_group *g)
     return -1;
   if (log->next + bytes > a->ppl.area_bytes)
     log->next = 0;
-  u->h.generation = __atomic_add_fetch (&a->ppl.generation, 1,
-                                        __ATOMIC_SEQ_CST);
+  u->h.generation
+      = __atomic_add_fetch (&a->ppl.generation, 1, __ATOMIC_SEQ_CST);
   ppl_header_encode (&u->h, u->buf);
-  if (io->ops->pwrite (io, u->buf, bytes, a->ppl.area_offset + log->next)
-      == -1 || io->ops->flush (io) == -1)
+  if (io->ops->pwrite (io, u->buf, bytes, a->ppl.area_offset + log->next) == -1
+      || io->ops->flush (io) == -1)
     return -1;
   log->next += bytes;
   return 0;
@@ -138,7 +139,7 @@ join (struct raid_array *a, unsigned m, const struct ppl_unit *u,
     leader = true;
   }
   if (unit_append (&g->unit, u->buf + PPL_HEADER_BYTES, u->pp_bytes) == -1) {
-    if (leader) {               /* nobody else is in it yet */
+    if (leader) { /* nobody else is in it yet */
       log->gathering = NULL;
       free (g->unit.buf);
       free (g);
@@ -163,8 +164,8 @@ join (struct raid_array *a, unsigned m, const struct ppl_unit *u,
 
       snprintf (why, sizeof why, "writing its partial parity log: %s",
                 strerror (errno));
-      array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s", a->name,
-                 m, a->slots[m].path, why);
+      array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s", a->name, m,
+                 a->slots[m].path, why);
       array_fail_member (a, m, why);
     }
     pthread_mutex_lock (&log->lock);
@@ -176,7 +177,7 @@ join (struct raid_array *a, unsigned m, const struct ppl_unit *u,
   pthread_mutex_unlock (&log->lock);
   return g;
 
- nomem:
+nomem:
   /* A request that cannot log must not write: it fails whole. */
   pthread_mutex_unlock (&log->lock);
   errno = ENOMEM;
@@ -211,11 +212,13 @@ leave (struct raid_array *a, unsigned m, struct ppl_group *g)
   for (d = 0; d < a->geo.members; d++) {
     struct member *io = a->slots[d].io;
 
-    if (member_set_has (&g->flush, d) && io &&
-        slot_state (&a->slots[d]) != SLOT_FAULTY && io->ops->flush (io) == -1)
-      array_log (a, RAID_LOG_WARNING, "array %s: member %u (%s): flush "
-                 "after partial parity logged writes: %s", a->name, d,
-                 io->name, strerror (errno));
+    if (member_set_has (&g->flush, d) && io
+        && slot_state (&a->slots[d]) != SLOT_FAULTY
+        && io->ops->flush (io) == -1)
+      array_log (a, RAID_LOG_WARNING,
+                 "array %s: member %u (%s): flush "
+                 "after partial parity logged writes: %s",
+                 a->name, d, io->name, strerror (errno));
   }
   pthread_mutex_lock (&log->lock);
   log->busy = NULL;

@@ -303,4 +303,3 @@ ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen)
                a->name, a->ppl.replayed, a->ppl.skipped);
   return 0;
 }
-

@@ -27,11 +27,11 @@ struct ppl_group;
 
 struct ppl_member_log {
   pthread_mutex_t lock;
-  pthread_cond_t changed;       /* a group written or finished */
-  uint64_t next;                /* where in the area the next log goes */
-  bool ready;                   /* emptied since assembly */
-  struct ppl_group *busy;       /* written; its requests' writes run */
-  struct ppl_group *gathering;  /* the next log, taking requests */
+  pthread_cond_t changed;      /* a group written or finished */
+  uint64_t next;               /* where in the area the next log goes */
+  bool ready;                  /* emptied since assembly */
+  struct ppl_group *busy;      /* written; its requests' writes run */
+  struct ppl_group *gathering; /* the next log, taking requests */
 };
 
 struct raid_ppl {
@@ -57,8 +57,8 @@ struct ppl_unit {
 /* The logs one request writes, one per parity member. */
 struct ppl_pending {
   struct ppl_unit *unit[RAID_MAX_MEMBERS];
-  struct ppl_group *group[RAID_MAX_MEMBERS];  /* the logs it joined */
-  struct member_set written; /* members its data writes go to */
+  struct ppl_group *group[RAID_MAX_MEMBERS]; /* the logs it joined */
+  struct member_set written;                 /* members its data writes go to */
 };
 
 /* Set up from the reference superblock (no log unless it has one). */

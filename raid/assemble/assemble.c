@@ -214,11 +214,14 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
   /* The superblocks keep the policy; a config that names another asks
    * for a change (mdadm --grow --consistency-policy) we do not make. */
   if (cfg->ppl_line && cfg->ppl != md_sb_has_ppl (sb))
-    return array_refuse (err, errlen, "%s:%d: consistency-policy is %s but "
+    return array_refuse (err, errlen,
+                         "%s:%d: consistency-policy is %s but "
                          "the superblocks %s a partial parity log; "
                          "changing an array's policy is not supported",
                          cfg->file, cfg->ppl_line,
-                         cfg->ppl ? "ppl" : cfg->bitmap ? "bitmap" : "resync",
+                         cfg->ppl      ? "ppl"
+                         : cfg->bitmap ? "bitmap"
+                                       : "resync",
                          md_sb_has_ppl (sb) ? "keep" : "keep no");
   return 0;
 }
@@ -632,27 +635,27 @@ load_ppl (struct raid_array *a, const struct md_superblock *ref,
  * stripes right. */
 static int
 check_dirty_degraded (const struct raid_array *a,
-                      const struct raid_options *opts, char *err,
-                      size_t errlen)
+                      const struct raid_options *opts, char *err, size_t errlen)
 {
   unsigned i, missing = 0, which = 0;
 
-  if (a->geo.parity_members == 0 || a->in_sync || a->ppl.on ||
-      opts->start_dirty_degraded)
+  if (a->geo.parity_members == 0 || a->in_sync || a->ppl.on
+      || opts->start_dirty_degraded)
     return 0;
   for (i = 0; i < a->geo.members; i++)
     if (slot_state (&a->slots[i]) != SLOT_ACTIVE && !missing++)
       which = i;
   if (!missing)
     return 0;
-  return array_refuse (err, errlen, "array %s: not stopped cleanly and "
+  return array_refuse (err, errlen,
+                       "array %s: not stopped cleanly and "
                        "degraded (role %u, %s): the missing member's blocks "
                        "of stripes written as it stopped may be rebuilt "
                        "wrong (the write hole); start it anyway with "
                        "start-dirty-degraded=true (md's "
-                       "start_dirty_degraded)", a->name, which,
-                       a->slots[which].path ? a->slots[which].path
-                       : "missing");
+                       "start_dirty_degraded)",
+                       a->name, which,
+                       a->slots[which].path ? a->slots[which].path : "missing");
 }
 
 struct raid_array *

@@ -103,8 +103,8 @@ static void
 check_consistency_policy (void)
 {
   struct raid_config cfg;
-  const char *err = parse ("[array]\nlevel = 5\nconsistency-policy = ppl\n"
-                           R5_MEMBERS, &cfg);
+  const char *err = parse (
+      "[array]\nlevel = 5\nconsistency-policy = ppl\n" R5_MEMBERS, &cfg);
 
   if (err)
     fail ("consistency-policy ppl refused: %s", err);
@@ -113,8 +113,8 @@ check_consistency_policy (void)
       fail ("consistency-policy ppl: ppl %d, bitmap %d", cfg.ppl, cfg.bitmap);
     raid_config_free (&cfg);
   }
-  err = parse ("[array]\nlevel = 5\nconsistency-policy = resync\n"
-               R5_MEMBERS, &cfg);
+  err = parse ("[array]\nlevel = 5\nconsistency-policy = resync\n" R5_MEMBERS,
+               &cfg);
   if (err)
     fail ("consistency-policy resync refused: %s", err);
   else {
@@ -136,11 +136,11 @@ check_consistency_policy (void)
                 "bitmap = internal\n" R5_MEMBERS,
                 "t.conf:3: consistency-policy ppl excludes the bitmap that "
                 "line 4 keeps");
-  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
-                R5_MEMBERS, "t.conf:3: consistency-policy 'journal' is not "
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n" R5_MEMBERS,
+                "t.conf:3: consistency-policy 'journal' is not "
                 "supported yet");
-  expect_error ("[array]\nlevel = 5\nconsistency-policy = fast\n"
-                R5_MEMBERS, "t.conf:3: consistency-policy 'fast' is not "
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = fast\n" R5_MEMBERS,
+                "t.conf:3: consistency-policy 'fast' is not "
                 "resync, bitmap or ppl");
 }
 

@@ -33,8 +33,8 @@ reference_crc (const uint8_t *p, size_t n)
 static void
 check_crc (void)
 {
-  static const uint8_t uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                    13, 14, 15, 16 };
+  static const uint8_t uuid[16]
+      = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
   uint8_t big[10000];
   size_t i;
 
@@ -46,7 +46,7 @@ check_crc (void)
     fail ("signature 0x%08x, reference 0x%08x", ppl_signature (uuid),
           reference_crc (uuid, 16));
   for (i = 0; i < sizeof big; i++)
-    big[i] = (uint8_t) (i * 7 + i / 13);
+    big[i] = (uint8_t)(i * 7 + i / 13);
   /* In pieces, as an entry's partial parity is summed block by block. */
   if (ppl_crc_more (ppl_crc (big, 4096), big + 4096, sizeof big - 4096)
       != reference_crc (big, sizeof big))
@@ -86,17 +86,17 @@ check_layout (void)
       fail ("reserved byte %u is 0x%02x, not 0xff", i, b[i]);
       break;
     }
-  if (le32_get (b + 512) != 0xdeadbeef || le32_get (b + 516) != 0 ||
-      le64_get (b + 520) != h.generation ||
-      le32_get (b + 528) != PPL_HDR_MAX_ENTRIES)
+  if (le32_get (b + 512) != 0xdeadbeef || le32_get (b + 516) != 0
+      || le64_get (b + 520) != h.generation
+      || le32_get (b + 528) != PPL_HDR_MAX_ENTRIES)
     fail ("signature, padding, generation or count not where md_p.h has "
           "them");
   /* entries[1] at 536 + 24 */
-  if (le64_get (b + 560) != h.entries[1].data_sector ||
-      le32_get (b + 568) != h.entries[1].pp_size ||
-      le32_get (b + 572) != h.entries[1].data_size ||
-      le32_get (b + 576) != h.entries[1].parity_disk ||
-      le32_get (b + 580) != h.entries[1].checksum)
+  if (le64_get (b + 560) != h.entries[1].data_sector
+      || le32_get (b + 568) != h.entries[1].pp_size
+      || le32_get (b + 572) != h.entries[1].data_size
+      || le32_get (b + 576) != h.entries[1].parity_disk
+      || le32_get (b + 580) != h.entries[1].checksum)
     fail ("entry 1 not where md_p.h has it");
   /* md sums the block with the checksum field zero. */
   memcpy (copy, b, sizeof copy);
@@ -110,7 +110,7 @@ check_layout (void)
     fail ("the header does not round-trip");
   /* entries 0..147: 49 with one block, 49 with two */
   if (ppl_header_pp_bytes (&h) != 4096ULL * (49 + 2 * 49))
-    fail ("pp bytes %llu", (unsigned long long) ppl_header_pp_bytes (&h));
+    fail ("pp bytes %llu", (unsigned long long)ppl_header_pp_bytes (&h));
 }
 
 static void
@@ -123,19 +123,19 @@ check_refused (void)
   sample (&h);
   ppl_header_encode (&h, b);
   b[2000] ^= 1;
-  if (ppl_header_decode (b, 0xdeadbeef, &d, err, sizeof err) == 0 ||
-      !strstr (err, "checksum"))
+  if (ppl_header_decode (b, 0xdeadbeef, &d, err, sizeof err) == 0
+      || !strstr (err, "checksum"))
     fail ("a torn header is not refused for its checksum: %s", err);
   b[2000] ^= 1;
-  if (ppl_header_decode (b, 0xdeadbeee, &d, err, sizeof err) == 0 ||
-      !strstr (err, "signature"))
+  if (ppl_header_decode (b, 0xdeadbeee, &d, err, sizeof err) == 0
+      || !strstr (err, "signature"))
     fail ("another array's header is not refused: %s", err);
   /* One entry too many, with a checksum that matches. */
   le32_put (b + 528, PPL_HDR_MAX_ENTRIES + 1);
   le32_put (b + 532, 0);
   le32_put (b + 532, ppl_crc (b, sizeof b));
-  if (ppl_header_decode (b, 0xdeadbeef, &d, err, sizeof err) == 0 ||
-      !strstr (err, "entries_count"))
+  if (ppl_header_decode (b, 0xdeadbeef, &d, err, sizeof err) == 0
+      || !strstr (err, "entries_count"))
     fail ("an overfull header is not refused: %s", err);
   memset (b, 0, sizeof b);
   if (ppl_header_decode (b, 0, &d, err, sizeof err) == 0)

@@ -205,8 +205,7 @@ copies_same (const char *dir, const char *name, uint64_t member_bytes)
  * last_flags), run two writers, check every byte. */
 static int
 run_case_sized (const char *dir, const char *name, const char *array_keys,
-                unsigned members, uint64_t member_bytes,
-                const char *last_flags)
+                unsigned members, uint64_t member_bytes, const char *last_flags)
 {
   struct raid_config cfg;
   char err[1024];
@@ -275,8 +274,7 @@ static int
 run_case (const char *dir, const char *name, const char *array_keys,
           unsigned members)
 {
-  return run_case_sized (dir, name, array_keys, members, 2 * 1024 * 1024,
-                         NULL);
+  return run_case_sized (dir, name, array_keys, members, 2 * 1024 * 1024, NULL);
 }
 
 int
@@ -293,16 +291,16 @@ main (void)
   failed |= run_case (dir, "raid0", "level = 0\nchunk = 8K\n", 3);
   failed |= run_case (dir, "raid1", "level = 1\n", 2);
   /* Writes behind, at most 4 outstanding: writers wait for room. */
-  failed |= run_case_sized (dir, "raid1-behind",
-                            "level = 1\nwrite-behind = 4\n", 2,
-                            2 * 1024 * 1024, "write-mostly");
+  failed
+      |= run_case_sized (dir, "raid1-behind", "level = 1\nwrite-behind = 4\n",
+                         2, 2 * 1024 * 1024, "write-mostly");
   failed |= run_case (dir, "raid5", "level = 5\nchunk = 16K\n", 4);
   /* Every write logs its partial parity first (in a 1 MiB area: the
    * members are bigger). */
   failed |= run_case_sized (dir, "raid5-ppl",
                             "level = 5\nchunk = 16K\n"
-                            "consistency-policy = ppl\n", 4,
-                            3 * 1024 * 1024, NULL);
+                            "consistency-policy = ppl\n",
+                            4, 3 * 1024 * 1024, NULL);
   failed |= run_case (dir, "raid6", "level = 6\nlayout = la\nchunk = 4K\n",
                       5);
   failed |= run_case (dir, "raid10", "level = 10\nlayout = f2\nchunk = 8K\n",
