@@ -323,3 +323,21 @@ write_piece () {
   nbdsh -u "$uri" -c "h.pwrite(open('$T/piece', 'rb').read(), $2)" ||
     die "write of 1 MiB at $2 failed"
 }
+
+# fua_writes FILE SEED N: N small writes (4K to 12K, 4K-aligned) with
+# FUA through $uri at seeded offsets, applied to FILE too, which holds
+# what the export holds
+fua_writes () {
+  FUA_FILE=$1 FUA_SEED=$2 FUA_N=$3 nbdsh -u "$uri" -c '
+import os, random
+path = os.environ["FUA_FILE"]
+seed, n = int(os.environ["FUA_SEED"]), int(os.environ["FUA_N"])
+r = random.Random(seed)
+data = bytearray(open(path, "rb").read())
+for i in range(n):
+    off = r.randrange(0, len(data) - 16384) // 4096 * 4096
+    buf = r.randbytes(4096 * r.randrange(1, 4))
+    h.pwrite(buf, off, nbd.CMD_FLAG_FUA)
+    data[off:off + len(buf)] = buf
+open(path, "wb").write(data)'
+}

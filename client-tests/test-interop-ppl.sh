@@ -29,17 +29,7 @@ seeded_data "$T/data" "$size" ppl-interop
 nbdcopy --flush "$T/data" "$uri"
 # Small writes last, so the logs hold partial parity; the array is
 # still dirty when it dies.
-nbdsh -u "$uri" -c '
-import random
-r = random.Random(7)
-data = bytearray(open("'"$T/data"'", "rb").read())
-for i in range(40):
-    off = r.randrange(0, len(data) - 16384) // 4096 * 4096
-    buf = r.randbytes(4096 * r.randrange(1, 4))
-    h.pwrite(buf, off, nbd.CMD_FLAG_FUA)
-    data[off:off + len(buf)] = buf
-open("'"$T/data"'", "wb").write(data)
-'
+fua_writes "$T/data" 7 40
 kill -9 "$server_pid"
 wait "$server_pid" 2>/dev/null || :
 server_pid=

@@ -18,17 +18,7 @@ sed -i '/^\[array\]/a consistency-policy = ppl' "$conf"
 start_server "$conf"
 random_file "$T/data" "$(export_size)"
 nbdcopy --flush "$T/data" "$uri"
-nbdsh -u "$uri" -c '
-import random
-r = random.Random(3)
-data = bytearray(open("'"$T/data"'", "rb").read())
-for i in range(30):
-    off = r.randrange(0, len(data) - 8192) // 4096 * 4096
-    buf = r.randbytes(4096)
-    h.pwrite(buf, off, nbd.CMD_FLAG_FUA)
-    data[off:off + 4096] = buf
-open("'"$T/data"'", "wb").write(data)
-'
+fua_writes "$T/data" 3 30
 kill -9 "$server_pid"
 wait "$server_pid" 2>/dev/null || :
 server_pid=
