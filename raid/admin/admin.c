@@ -555,6 +555,7 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
   slot->front = 0;
   slot->partial = partial;
   slot->why[0] = '\0';
+  ppl_member_joins (a, r);
   for (j = 0; j < a->geo.members; j++)
     a->slots[j].sb.dev_roles[sb->dev_number] = r;
   for (j = 0; j < a->nspares; j++)

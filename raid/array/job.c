@@ -136,6 +136,7 @@ array_promote_spare (struct raid_array *a, unsigned i, unsigned r)
   *slot = spare;
   slot->front = 0;
   slot->why[0] = '\0';
+  ppl_member_joins (a, r);
   /* md: the device takes the role, with recovery_offset from 0. */
   for (j = 0; j < a->geo.members; j++)
     a->slots[j].sb.dev_roles[spare.sb.dev_number] = r;

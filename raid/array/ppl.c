@@ -274,6 +274,22 @@ ppl_empty_log (struct raid_array *a, unsigned m)
   return 0;
 }
 
+void
+ppl_member_joins (struct raid_array *a, unsigned m)
+{
+  struct member *io = a->slots[m].io;
+
+  if (!a->ppl.on || !io)
+    return;
+  a->ppl.logs[m].ready = false;
+  if (ppl_empty_log (a, m) == -1 || io->ops->flush (io) == -1) {
+    a->ppl.logs[m].ready = false;
+    array_log (a, RAID_LOG_WARNING, "array %s: member %u (%s): emptying its "
+               "partial parity log: %s", a->name, m, io->name,
+               strerror (errno));
+  }
+}
+
 int
 ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen)
 {

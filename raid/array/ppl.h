@@ -73,6 +73,13 @@ int ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen);
  * its start: md's ppl_write_empty_header).  0, or -1 (errno set). */
 int ppl_empty_log (struct raid_array *a, unsigned m);
 
+/* A device takes role m (a spare promoted, a member re-added): with a
+ * log, empty its area first, as md does (ppl_modify_log), so that no
+ * replay takes the logs of its earlier life for this one's.  Before
+ * the superblocks record the role.  A failure is logged; the area is
+ * then emptied before its first log. */
+void ppl_member_joins (struct raid_array *a, unsigned m);
+
 /* Add an entry for parity member `parity`: the data written starts at
  * array sector data_sector and is data_bytes long; pp (pp_bytes, 0 for
  * rows every data chunk writes) is the XOR of the rest.  0, or -1
