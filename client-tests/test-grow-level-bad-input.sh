@@ -5,7 +5,8 @@
 # make (RAID1 to RAID6, RAID0 to RAID5), a RAID1 of more than two
 # members, a RAID5 of two to RAID6 or one without a spare, a RAID6
 # whose Q rotates to RAID5, a read-only, degraded or busy array,
-# write-mostly members, and --level with another change.
+# write-mostly members, a RAID5 with a partial parity log, and --level
+# with another change.
 . "$(dirname "$0")/lib.sh"
 . "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
@@ -92,4 +93,14 @@ start_server "$conf"
 expect_refusal "RAID6 with Q rotating" \
   "nbdraid: array test has layout left-symmetric, its Q rotating: md takes only a -6 layout (Q on the last member) to RAID5" \
   grow "$conf" --level 5
+stop_server
+
+# A partial parity log is RAID5's alone in md.
+new_array ppl 5 left-symmetric 64K 3 34M --assume-clean
+sed -i '/^\[array\]/a consistency-policy = ppl' "$conf"
+"$NBDRAID" create --force --assume-clean "$conf" 2>> "$T/create.log"
+start_server "$conf"
+expect_refusal "a partial parity log" \
+  "nbdraid: array test keeps a partial parity log, which md keeps for RAID5 alone; changing the consistency policy is not supported" \
+  grow "$conf" --level 6
 stop_server

@@ -280,6 +280,12 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
                          "(grow --level takes a 2-member RAID1 to RAID5 "
                          "and back, a RAID5 to RAID6 and back)",
                          a->name, a->geo.level, l->md_level);
+  if (a->ppl.on)
+    return array_refuse (err, errlen,
+                         "array %s keeps a partial parity log, which md "
+                         "keeps for RAID5 alone; changing the consistency "
+                         "policy is not supported",
+                         a->name);
   pthread_mutex_lock (&a->sb_lock);
   r = check_array (a, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
