@@ -170,21 +170,24 @@ stripe_touches (const struct member_set *set, const struct column *c,
   return false;
 }
 
-/* Does segment s leave a data chunk unwritten between two it writes?
- * md's PPL entries name a run of written chunks, whose partial parity
- * then takes the ones between as they are, so they must be read. */
+/* The nth run of data chunks segment s writes next to each other (from
+ * 0), into *run; false if it has no nth. */
 static bool
-written_gaps (const struct request *rq, const struct segment *s)
+written_run (const struct request *rq, const struct segment *s, unsigned nth,
+             struct member_set *run)
 {
-  unsigned i, seen = 0, first = 0, last = 0;
+  unsigned i, runs = 0;
+  bool in = false;
 
-  for (i = 0; i < rq->a->geo.data_members; i++)
-    if (written (s, i)) {
-      if (!seen++)
-        first = i;
-      last = i;
-    }
-  return seen && last - first + 1 != seen;
+  memset (run, 0, sizeof *run);
+  for (i = 0; i < rq->a->geo.data_members; i++) {
+    if (written (s, i) && !in)
+      runs++;
+    in = written (s, i);
+    if (in && runs == nth + 1)
+      member_set_add (run, i);
+  }
+  return runs > nth;
 }
 
 /* Decide how to update a segment and allocate its buffers. */
@@ -213,10 +216,7 @@ prepare (const struct request *rq, struct segment *s)
     rcw_reads += !fully_written (rq, s, i);
     rmw_reads += written (s, i);
   }
-  s->mode = !rq->resync && synced && rmw_reads < rcw_reads
-                    && !(rq->a->ppl.on && written_gaps (rq, s))
-                ? SEG_RMW
-                : SEG_RCW;
+  s->mode = !rq->resync && synced && rmw_reads < rcw_reads ? SEG_RMW : SEG_RCW;
   for (i = 0; i < k; i++)
     want[s->col.map.q_coef[i]] = s->mode == SEG_RMW ? written (s, i)
       : !fully_written (rq, s, i);
@@ -448,7 +448,7 @@ read_window (struct request *rq, struct segment *segs, unsigned n,
 /* One window of segments: read (again while reads fail), compute, then
  * write, and rewrite what failed to read. */
 static int
-run_window (struct request *rq, struct segment *segs, unsigned n)
+write_window (struct request *rq, struct segment *segs, unsigned n)
 {
   struct io_batch b, fixes;
   struct ppl_pending log;
@@ -484,6 +484,42 @@ run_window (struct request *rq, struct segment *segs, unsigned n)
    io_batch_free (&b);
    io_batch_free (&fixes);
    return r;
+}
+
+/* Run a window of segments.  With a partial parity log, a segment that
+ * writes chunks apart (pieces gathered on one stripe) is written one
+ * run of neighbouring chunks at a time: md's log entries name a run, and
+ * a run that spanned an unwritten chunk of a missing member would be
+ * left out of the replay.  Each pass is a window of its own. */
+static int
+run_window (struct request *rq, struct segment *segs, unsigned n)
+{
+  struct segment *pass;
+  unsigned nth, i, m;
+  bool gaps = false;
+  int r = 0;
+
+  for (i = 0; i < n && rq->a->ppl.on && !rq->resync; i++) {
+    struct member_set run;
+    gaps |= written_run (rq, &segs[i], 1, &run);
+  }
+  if (!gaps)
+    return write_window (rq, segs, n);
+  if (!(pass = malloc (n * sizeof *pass))) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (nth = 0, m = 1; r == 0 && m > 0; nth++) {
+    for (i = m = 0; i < n; i++) {
+      pass[m] = segs[i];
+      if (written_run (rq, &segs[i], nth, &pass[m].written))
+        m++;
+    }
+    if (m)
+      r = write_window (rq, pass, m);
+  }
+  free (pass);
+  return r;
 }
 
 /* qsort order for uint64_t: ascending. */

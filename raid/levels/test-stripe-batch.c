@@ -523,6 +523,8 @@ run_round (struct round *rd, unsigned seed)
   return rd->failed;
 }
 
+#define MIB2 (2 * 1024 * 1024ULL)
+
 static int
 matches (const char *name, const char *when, struct round *rd, uint64_t size)
 {
@@ -558,7 +560,7 @@ fail_member (const char *name, struct raid_array *a, unsigned m)
  * healthy and with one and then (RAID6) two members failed. */
 static int
 run_case (const char *dir, const char *name, const char *array_keys,
-          unsigned members, unsigned parity)
+          unsigned members, uint64_t member_bytes, unsigned parity)
 {
   struct raid_config cfg;
   char err[1024];
@@ -569,8 +571,8 @@ run_case (const char *dir, const char *name, const char *array_keys,
   uint64_t size;
   int r = 1;
 
-  a = test_array (dir, name, array_keys, members, 2 * 1024 * 1024, NULL,
-                  &cfg, err, sizeof err);
+  a = test_array (dir, name, array_keys, members, member_bytes, NULL, &cfg,
+                  err, sizeof err);
   if (!a) {
     fail ("%s: %s", name, err);
     return 1;
@@ -627,10 +629,13 @@ main (void)
     perror ("mkdtemp");
     return 1;
   }
-  failed |= run_case (dir, "raid5", "level = 5\nchunk = 16K\n", 4, 1);
-  failed |= run_case (dir, "raid6", "level = 6\nchunk = 4K\n", 6, 2);
+  failed |= run_case (dir, "raid5", "level = 5\nchunk = 16K\n", 4, MIB2, 1);
+  /* Gathered pieces write chunks apart: logged one run at a time. */
+  failed |= run_case (dir, "raid5-ppl", "level = 5\nchunk = 16K\n"
+                      "consistency-policy = ppl\n", 4, 3 * MIB2 / 2, 1);
+  failed |= run_case (dir, "raid6", "level = 6\nchunk = 4K\n", 6, MIB2, 2);
   failed |= run_case (dir, "raid6-la", "level = 6\nlayout = la\n"
-                      "chunk = 8K\n", 7, 2);
+                      "chunk = 8K\n", 7, MIB2, 2);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
