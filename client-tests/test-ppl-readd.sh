@@ -30,7 +30,13 @@ new_array pp 5 left-symmetric 64K 3 16M --assume-clean
 sed -i '/^\[array\]/a consistency-policy = ppl' "$conf"
 "$NBDRAID" create --force --assume-clean "$conf" 2>> "$T/create.log" ||
   die "create: $(cat "$T/create.log")"
+"$NBDRAID" examine --json "$T/pp/d0.img" | /usr/bin/python3 -c '
+import json, sys
+m = json.load(sys.stdin)[0]
+assert m["ppl"] == {"offset_sectors": 8, "size_sectors": 2048}, m
+assert m["feature_map"] & 0x400, m' || die "examine --json shows no PPL"
 start_server "$conf"
+status_is "j['consistency_policy'] == 'ppl'" || die "status: $(status_json)"
 random_file "$T/data" "$(export_size)"
 nbdcopy --flush "$T/data" "$uri"
 # Stripe 1 is chunks 2 and 3; left-symmetric puts its parity on member 1.
