@@ -18,3 +18,8 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/write-behind.c %reldir%/write-behind.h
 %canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
 %canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)
+
+check_PROGRAMS += %reldir%/test-ppl
+%canon_reldir%_test_ppl_SOURCES = %reldir%/test-ppl.c $(TEST_ARRAY)
+%canon_reldir%_test_ppl_CPPFLAGS = $(ARRAY_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_ppl_LDADD = raid/libraid.la

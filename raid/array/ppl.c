@@ -77,44 +77,79 @@ xor_into (uint8_t *dst, const uint8_t *src, size_t n)
     dst[i] ^= src[i];
 }
 
+/* The rows an entry covers (md's ppl_recover_entry): from array sector
+ * *first, *strip sectors down each of *data_disks chunks, ending before
+ * array sector *last.  False, with why, for an entry no write of this
+ * array makes: torn shapes, outside the array, or another member's
+ * stripe. */
+static bool
+entry_rows (const struct raid_array *a, unsigned log_m,
+            const struct ppl_entry *e, uint64_t *first, uint64_t *last,
+            uint64_t *strip, uint64_t *data_disks, char *why, size_t len)
+{
+  const struct raid_geometry *g = &a->geo;
+  uint64_t chunk_s = g->chunk_bytes / 512;
+  uint64_t stripe_s = chunk_s * g->data_members;
+  struct stripe_map map;
+
+  *first = e->data_sector;
+  if (e->data_size == 0 || e->data_size % BLOCK || e->pp_size % BLOCK
+      || e->data_size < e->pp_size || *first % (BLOCK / 512)) {
+    snprintf (why, len, "data_size %" PRIu32 " and pp_size %" PRIu32,
+              e->data_size, e->pp_size);
+    return false;
+  }
+  if (e->pp_size && e->pp_size / 512 < chunk_s) {
+    *data_disks = e->data_size / e->pp_size;
+    *strip = e->pp_size / 512;
+    *last = *first + (*data_disks - 1) * chunk_s + *strip;
+  }
+  else {
+    *data_disks = g->data_members;
+    *strip = e->pp_size ? chunk_s : e->data_size / 512 / *data_disks;
+    *last = e->pp_size ? *first + e->data_size / 512
+                       : *first + (*data_disks - 1) * chunk_s + *strip;
+  }
+  if (*data_disks > g->data_members || *strip == 0
+      || *first % chunk_s + *strip > chunk_s
+      || *first >= g->array_bytes / 512) {
+    snprintf (why, len,
+              "rows outside one stripe of the array (data_size "
+              "%" PRIu32 ", pp_size %" PRIu32 ")",
+              e->data_size, e->pp_size);
+    return false;
+  }
+  geometry_stripe_map (g, *first / stripe_s, &map);
+  if (map.p_disk != e->parity_disk || map.p_disk != log_m) {
+    snprintf (why, len, "parity member %" PRIu32 ", but the stripe's is %u",
+              e->parity_disk, map.p_disk);
+    return false;
+  }
+  return true;
+}
+
 /* Replay one entry (md's ppl_recover_entry): for each 4 KiB row it
  * covers, parity = the written data as it is now ^ the partial parity
  * logged at pp_at on member log_m.  A row whose written data cannot
- * all be read is left alone, as md leaves it.  0, or -1 on I/O error
- * (err set). */
+ * all be read is left alone, as md leaves it.  1 if replayed, 0 if
+ * skipped (logged), -1 on I/O error (err set). */
 static int
 replay_entry (struct raid_array *a, unsigned log_m, const struct ppl_entry *e,
               uint64_t pp_at, char *err, size_t errlen)
 {
   const struct raid_geometry *g = &a->geo;
-  uint64_t chunk_s = g->chunk_bytes / 512, first = e->data_sector, last;
+  uint64_t chunk_s = g->chunk_bytes / 512, first, last;
   uint64_t strip, row, d, data_disks;
   uint8_t acc[BLOCK], blk[BLOCK];
+  char why[160];
 
-  if (e->data_size == 0 || e->data_size % BLOCK || e->pp_size % BLOCK
-      || e->data_size < e->pp_size || e->data_sector % (BLOCK / 512)) {
+  if (!entry_rows (a, log_m, e, &first, &last, &strip, &data_disks, why,
+                   sizeof why)) {
     array_log (a, RAID_LOG_WARNING,
-               "array %s: member %u: PPL entry for "
-               "array sector %" PRIu64 " has data_size %" PRIu32 " and "
-               "pp_size %" PRIu32 ", which no write makes; skipped",
-               a->name, log_m, e->data_sector, e->data_size, e->pp_size);
-    a->ppl.skipped++;
+               "array %s: member %u: PPL entry for array sector %" PRIu64
+               " has %s, which no write makes; skipped",
+               a->name, log_m, e->data_sector, why);
     return 0;
-  }
-  if (e->pp_size && e->pp_size / 512 < chunk_s) {
-    data_disks = e->data_size / e->pp_size;
-    strip = e->pp_size / 512;
-    last = first + (data_disks - 1) * chunk_s + strip;
-  }
-  else if (e->pp_size == 0) {
-    data_disks = g->data_members;
-    strip = e->data_size / 512 / data_disks;
-    last = first + (data_disks - 1) * chunk_s + strip;
-  }
-  else {
-    data_disks = g->data_members;
-    strip = chunk_s;
-    last = first + e->data_size / 512;
   }
   for (row = 0; row < strip; row += BLOCK / 512) {
     uint64_t off = (first + row) * 512,
@@ -126,14 +161,6 @@ replay_entry (struct raid_array *a, unsigned log_m, const struct ppl_entry *e,
     bool update = true;
 
     geometry_stripe_map (g, stripe, &map);
-    if (map.p_disk != e->parity_disk || map.p_disk != log_m) {
-      snprintf (err, errlen,
-                "PPL entry for array sector %" PRIu64
-                " names parity member %u, but the stripe's is %u (log on "
-                "%u)",
-                first + row, e->parity_disk, map.p_disk, log_m);
-      return -1;
-    }
     memset (acc, 0, sizeof acc);
     for (d = 0; d < data_disks && update; d++) {
       uint64_t r = first + row + d * chunk_s, roff = r * 512;
@@ -177,7 +204,7 @@ replay_entry (struct raid_array *a, unsigned log_m, const struct ppl_entry *e,
       return -1;
     }
   }
-  return 0;
+  return 1;
 }
 
 /* Find member m's latest log (md's ppl_load_distributed: follow the
@@ -217,7 +244,7 @@ replay_member (struct raid_array *a, unsigned m, char *err, size_t errlen)
   uint64_t at = 0, pp_at;
   uint8_t *pp = NULL;
   uint32_t i;
-  int r = -1;
+  int r = -1, done;
 
   if (!h)
     return array_refuse (err, errlen, "%s", strerror (ENOMEM));
@@ -243,10 +270,12 @@ replay_member (struct raid_array *a, unsigned m, char *err, size_t errlen)
                  a->name, m, io->name, i, h->generation, e->data_sector);
       a->ppl.skipped++;
     }
-    else if (replay_entry (a, m, e, pp_at, err, errlen) == -1)
+    else if ((done = replay_entry (a, m, e, pp_at, err, errlen)) == -1)
       goto out;
-    else
+    else if (done)
       a->ppl.replayed++;
+    else
+      a->ppl.skipped++;
     pp_at += e->pp_size;
   }
   r = 0;
