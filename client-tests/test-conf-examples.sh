@@ -13,7 +13,8 @@ requires nbdinfo
 
 # expected_bytes CONFIG: the array's size as md makes it.  Per array:
 # mdadm's v1.2 data offset for the smallest device (validate_geometry1
-# in mdadm's super1.c), the component size rounded down to the chunk
+# in mdadm's super1.c, with a partial parity log's 1 MiB where one is
+# kept), the component size rounded down to the chunk
 # (64K for RAID1, as mdadm's Create.c does), then md's size for the
 # level (raid5_size, raid10_size...).  A nested array's size is the
 # device size of the array above it.
@@ -31,7 +32,8 @@ for line in open(sys.argv[1]):
         key, value = (x.strip() for x in line.split("=", 1))
         if cur[0] == "members" and key == "member":
             cur[1]["members"].append(value.split()[0])
-        elif cur[0] == "array" and key in ("level", "layout", "chunk"):
+        elif cur[0] == "array" and key in ("level", "layout", "chunk",
+                                           "consistency-policy"):
             cur[1][key] = value
 
 def image(m):
@@ -50,8 +52,10 @@ def array_bytes(name):
               else os.path.getsize(image(m))
               for m in a["members"] if m != "missing") // 512   # sectors
     chunk = 0 if level == 1 else size(a.get("chunk", "512K")) // 512
-    # mdadm super1.c choose_bm_space() and validate_geometry1().
-    bm = (0 if dev < 128 else 256 if dev - 128 >= 200 << 21
+    # mdadm super1.c choose_bm_space() and validate_geometry1(): the
+    # bitmap's space, or 1 MiB for a partial parity log.
+    bm = (2048 if a.get("consistency-policy") == "ppl"
+          else 0 if dev < 128 else 256 if dev - 128 >= 200 << 21
           else 128 if dev - 8 > 8 << 21 else 8)
     headroom = 128 * 1024 * 2
     while headroom << 10 > dev and (chunk == 0 or headroom // 2 >= chunk * 2):
