@@ -2,7 +2,8 @@
 # A member whose writes start failing in the middle of a client's writes
 # (nbdkit's error filter with a trigger file) is failed: the client sees
 # no error, the other members' superblocks record it as faulty, and
-# every byte reads back right, then and after a restart.
+# every byte reads back right, then and after a restart.  A RAID5 with
+# a partial parity log too: the failing member's log writes fail first.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd missing"
@@ -13,15 +14,22 @@ error_filter=(--filter=error -- error=EIO error-pwrite-rate=100%
               error-file="$T/trigger")
 
 for spec in "r5 5 left-symmetric 16K 4 2" "r6 6 right-asymmetric 16K 5 4" \
-            "r10 10 f2 16K 4 1" "r1 1 - - 2 0"; do
+            "r10 10 f2 16K 4 1" "r1 1 - - 2 0" \
+            "r5ppl 5 left-symmetric 16K 4 1 ppl"; do
   set -- $spec
   name=$1 bad=$6
   nbd_array "$name" "$2" "$3" "$4" "$5" 4M
+  if [ "${7-}" = ppl ]; then
+    sed -i '/^\[array\]/a consistency-policy = ppl' "$conf"
+    "$NBDRAID" create --force "$conf" 2>> "$T/create.log" ||
+      die "$name: create: $(tail -1 "$T/create.log")"
+  fi
   # Put member $bad behind the error filter, at the same socket.
   kill_member "$name-$bad"
   start_member "$name-$bad" "$T/$name/d$bad.img" "${error_filter[@]}"
-  start_server "$conf"
+  # (the previous array's trigger must not fail this one from its start)
   rm -f "$T/trigger"
+  start_server "$conf"
   $RANDOM_IO "$uri" 300 7 --touch-after 100 "$T/trigger" \
     --save "$T/$name.expect" || die "$name: the client saw an error"
   grep -q "member $bad (nbd+unix:///?socket=$T/$name-$bad.sock) failed: " \

@@ -329,18 +329,27 @@ ppl_recover (struct raid_array *a, bool dirty, char *err, size_t errlen)
   for (m = 0; dirty && m < a->geo.members; m++)
     if (usable (a, m, 0, 0) && replay_member (a, m, err, errlen) == -1)
       return -1;
-  /* The parity replayed is on the members before the logs go. */
+  /* The parity replayed is on the members before the logs go.  A
+   * member that cannot take the writes is failed, as any write error
+   * fails it. */
   for (m = 0; m < a->geo.members; m++) {
     struct member *io = usable (a, m, 0, 0);
+    char why[300];
 
-    if (io
-        && (io->ops->flush (io) == -1 || ppl_empty_log (a, m) == -1
-            || io->ops->flush (io) == -1))
-      return array_refuse (err, errlen,
-                           "member %u (%s): emptying the "
-                           "partial parity log: %s",
-                           m, io->name, strerror (errno));
+    if (!io
+        || (io->ops->flush (io) == 0 && ppl_empty_log (a, m) == 0
+            && io->ops->flush (io) == 0))
+      continue;
+    snprintf (why, sizeof why, "emptying its partial parity log: %s",
+              strerror (errno));
+    array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): %s", a->name,
+               m, io->name, why);
+    array_fail_member (a, m, why);
   }
+  if (array_check_alive (a) == -1)
+    return array_refuse (err, errlen, "array %s: too many members failed "
+                         "while the partial parity logs were emptied",
+                         a->name);
   if (dirty)
     array_log (a, RAID_LOG_INFO,
                "array %s: partial parity logs replayed: "
