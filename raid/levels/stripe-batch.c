@@ -19,7 +19,9 @@
 #define HOLD_MIN_NS 1000000
 #define HOLD_MAX_NS 500000000
 
-enum waiter_state { WAITING, LEADING, DONE };
+/* A queued write waits, leads its stripe's update, or was carried by
+ * a write that completed the stripe (and waits for that to be done). */
+enum waiter_state { WAITING, LEADING, CARRIED, DONE };
 
 /* A write queued on a busy stripe; lives on its caller's stack. */
 struct waiter {
@@ -36,6 +38,7 @@ struct batch_stripe {
   uint64_t stripe;
   struct waiter *head, *tail;   /* queued, oldest first */
   uint64_t bytes;               /* of the writes queued */
+  bool updating;                /* an update of it runs */
   bool holding;                 /* the head waits for the stripe to fill */
   bool left;                    /* the stream has left it meanwhile */
   struct batch_stripe *next;
@@ -123,11 +126,12 @@ note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
  * time apart on slow members; waiting that long costs no more than
  * the reads a partial stripe would (1 GB/s was too short on 40 MB/s
  * disks: RAID6 wrote half its stripes in pieces).  Writes queueing
- * behind wake it once the stripe is covered, and any write once the
- * stream has gone past it. */
+ * behind wake it once the stripe is covered, a write that completes
+ * it by carrying the queue, and any write once the stream has gone
+ * past it. */
 static void
 hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
-                 uint64_t stripe_bytes, pthread_cond_t *cond)
+                 uint64_t stripe_bytes, struct waiter *me)
 {
   const uint64_t want
       = b->update_ns > stripe_bytes ? b->update_ns : stripe_bytes;
@@ -147,8 +151,9 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   until.tv_nsec %= 1000000000;
   st->holding = true;
   b->held++;
-  while (rest_to_come (st, stripe_bytes) && r != ETIMEDOUT)
-    r = pthread_cond_timedwait (cond, &b->lock, &until);
+  while (me->state == LEADING && rest_to_come (st, stripe_bytes)
+         && r != ETIMEDOUT)
+    r = pthread_cond_timedwait (&me->cond, &b->lock, &until);
   b->held_out += r == ETIMEDOUT;
   st->holding = false;
 }
@@ -249,6 +254,31 @@ update_took (struct stripe_batches *b, uint64_t took_ns)
       = b->update_ns ? b->update_ns - b->update_ns / 8 + took_ns / 8 : took_ns;
 }
 
+/* An update of st that took took_ns is done, with result r (errno
+ * err): tell the writes it carried, batch[0..n-1], and hand the stripe
+ * to the oldest write queued meanwhile, if any.  Lock held. */
+static void
+updated (struct stripe_batches *b, struct batch_stripe *st, uint64_t took_ns,
+         struct waiter **batch, unsigned n, int r, int err)
+{
+  unsigned i;
+
+  update_took (b, took_ns);
+  st->updating = false;
+  for (i = 0; i < n; i++) {
+    batch[i]->result = r;
+    batch[i]->err = err;
+    batch[i]->state = DONE;
+    pthread_cond_signal (&batch[i]->cond);
+  }
+  if (st->head) { /* queued meanwhile: the oldest leads */
+    st->head->state = LEADING;
+    pthread_cond_signal (&st->head->cond);
+  }
+  else
+    forget_busy (b, st);
+}
+
 /* Wait until an update carried me, or lead one: for a stripe's first
  * write, after waiting for the rest of it.  Lock held, and dropped
  * while the update runs.  Returns the update's result, errno set on
@@ -264,7 +294,8 @@ finish (struct stripe_batches *b, uint64_t stripe_bytes, struct waiter *me,
   unsigned n, i;
   int r, err;
 
-  while (me->state == WAITING)
+wait:
+  while (me->state == WAITING || me->state == CARRIED)
     pthread_cond_wait (&me->cond, &b->lock);
   if (me->state == DONE) {
     pthread_cond_destroy (&me->cond);
@@ -277,7 +308,9 @@ finish (struct stripe_batches *b, uint64_t stripe_bytes, struct waiter *me,
    * what came meanwhile (the rest may have gone with that update). */
   st = find_busy (b, me->stripe);
   if (me->first)
-    hold_for_stripe (b, st, stripe_bytes, &me->cond);
+    hold_for_stripe (b, st, stripe_bytes, me);
+  if (me->state != LEADING) /* a write came and completed it */
+    goto wait;
   n = take_batch (st, batch);
   assert (n >= 1 && batch[0] == me);
   b->queued -= n;
@@ -286,25 +319,14 @@ finish (struct stripe_batches *b, uint64_t stripe_bytes, struct waiter *me,
     pieces[i] = batch[i]->piece;
     st->bytes -= pieces[i].count;
   }
+  st->updating = true;
   pthread_mutex_unlock (&b->lock);
   start = now_ns ();
   r = fn (opaque, me->stripe, me->stripe, pieces, n);
   err = errno;
 
   pthread_mutex_lock (&b->lock);
-  update_took (b, now_ns () - start);
-  for (i = 1; i < n; i++) {
-    batch[i]->result = r;
-    batch[i]->err = err;
-    batch[i]->state = DONE;
-    pthread_cond_signal (&batch[i]->cond);
-  }
-  if (st->head) {               /* queued meanwhile: the oldest leads */
-    st->head->state = LEADING;
-    pthread_cond_signal (&st->head->cond);
-  }
-  else
-    forget_busy (b, st);
+  updated (b, st, now_ns () - start, batch + 1, n - 1, r, err);
   pthread_cond_destroy (&me->cond);
   errno = err;
   return r;
@@ -332,12 +354,61 @@ part (const struct stripe_piece *piece, uint64_t stripe, uint64_t stripe_bytes)
                                 from, to - from };
 }
 
+/* Would piece, a write's part of busy stripe st, complete it: no
+ * update of it runs, and the writes queued on it and piece cover it
+ * whole, none overlapping another, in one update's worth of pieces?
+ * Lock held. */
+static bool
+completes (const struct batch_stripe *st, const struct stripe_piece *piece,
+           uint64_t stripe_bytes)
+{
+  const struct waiter *w, *v;
+  unsigned n = 1;
+
+  if (st->updating || st->bytes + piece->count != stripe_bytes)
+    return false;
+  for (w = st->head; w; w = w->next) {
+    if (++n > STRIPE_BATCH_PIECES || overlaps (&w->piece, piece))
+      return false;
+    for (v = st->head; v != w; v = v->next)
+      if (overlaps (&v->piece, &w->piece))
+        return false;
+  }
+  return true;
+}
+
+/* Take every write queued on st into the caller's update, waking its
+ * leader (held for the rest, or not there yet) to wait for that.
+ * Returns how many, in carried[].  Lock held. */
+static unsigned
+carry (struct stripe_batches *b, struct batch_stripe *st,
+       struct waiter **carried)
+{
+  struct waiter *w;
+  unsigned n = 0;
+
+  for (w = st->head; w; w = w->next) {
+    carried[n++] = w;
+    w->state = CARRIED;
+    st->bytes -= w->piece.count;
+    pthread_cond_signal (&w->cond);
+  }
+  st->head = st->tail = NULL;
+  st->updating = true;
+  b->queued -= n;
+  b->joined += n;
+  return n;
+}
+
 /* Note the stream and queue the parts in a single hold of the lock: a
  * held update the write wakes (it went past the stripe) finds the
- * write's part of it queued already.  The parts are then finished in
- * stripe order, the whole stripes between written on the way: a write
- * waits only on stripes below the ones it leads, so the writes in
- * flight cannot wait on each other in a circle. */
+ * write's part of it queued already.  A first part that completes its
+ * stripe takes the writes queued there into the write's own update of
+ * the whole stripes after it (their member I/O then joins up on each
+ * member, io-gather.h), instead of queueing.  The parts are finished
+ * in stripe order, the whole stripes between written on the way: a
+ * write waits only on stripes below the ones it leads or carries, so
+ * the writes in flight cannot wait on each other in a circle. */
 int
 stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
                     const struct stripe_piece *piece, stripe_batch_fn fn,
@@ -345,19 +416,28 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
 {
   uint64_t first = piece->offset / stripe_bytes;
   uint64_t last = (piece->offset + piece->count - 1) / stripe_bytes;
-  struct waiter head, tail;
+  struct waiter head, tail, *carried[STRIPE_BATCH_PIECES];
+  struct stripe_piece pieces[STRIPE_BATCH_PIECES];
+  struct batch_stripe *st = NULL;
+  unsigned ncarried = 0, i;
+  uint64_t start;
   bool queue_head = !whole (piece, first, stripe_bytes);
   bool queue_tail = last > first && !whole (piece, last, stripe_bytes);
   struct stripe_piece p, mid;
   uint64_t mid_first, mid_last;
-  int r = 0, err = 0;
+  int r = 0, err = 0, fr, ferr;
 
   pthread_mutex_lock (&b->lock);
   b->active_bytes += piece->count;
   note_stream (b, stripe_bytes, piece);
   if (queue_head) {
     p = part (piece, first, stripe_bytes);
-    if (join (b, first, stripe_bytes, &p, &head) == -1)
+    st = find_busy (b, first);
+    if (st && completes (st, &p, stripe_bytes)) {
+      ncarried = carry (b, st, carried);
+      queue_head = false;
+    }
+    else if (join (b, first, stripe_bytes, &p, &head) == -1)
       queue_head = false, r = -1, err = errno;
   }
   if (queue_tail) {
@@ -376,8 +456,19 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
     mid = part (piece, mid_first, stripe_bytes);
     mid.count = part (piece, mid_last, stripe_bytes).offset
                 + part (piece, mid_last, stripe_bytes).count - mid.offset;
-    if (fn (opaque, mid_first, mid_last, &mid, 1) == -1)
-      r = -1, err = errno;
+    for (i = 0; i < ncarried; i++)
+      pieces[i] = carried[i]->piece;
+    pieces[ncarried] = mid;
+    start = now_ns ();
+    fr = fn (opaque, mid_first, mid_last, pieces, ncarried + 1);
+    ferr = errno;
+    if (fr == -1)
+      r = -1, err = ferr;
+    if (ncarried) {
+      pthread_mutex_lock (&b->lock);
+      updated (b, st, now_ns () - start, carried, ncarried, fr, ferr);
+      pthread_mutex_unlock (&b->lock);
+    }
   }
 
   pthread_mutex_lock (&b->lock);
