@@ -154,6 +154,9 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
   while (me->state == LEADING && rest_to_come (st, stripe_bytes)
          && r != ETIMEDOUT)
     r = pthread_cond_timedwait (&me->cond, &b->lock, &until);
+  /* Carried: st is the carrier's now, and may be gone. */
+  if (me->state != LEADING)
+    return;
   b->held_out += r == ETIMEDOUT;
   st->holding = false;
 }
@@ -394,6 +397,7 @@ carry (struct stripe_batches *b, struct batch_stripe *st,
     pthread_cond_signal (&w->cond);
   }
   st->head = st->tail = NULL;
+  st->holding = false;
   st->updating = true;
   b->queued -= n;
   b->joined += n;

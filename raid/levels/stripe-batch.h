@@ -12,7 +12,11 @@
  * partly unwritten, and writes the whole stripes between itself: a
  * stream whose writes do not line up with its stripes (RAID5's five
  * data chunks and 1M writes) covers each stripe with the parts of two
- * or three writes.
+ * or three writes.  The write whose first part completes a stripe
+ * others queued on does not queue: it takes their parts into its own
+ * update of the stripes after it, so that on each member the stripe's
+ * I/O joins theirs (io-gather.h) instead of costing a request of its
+ * own.
  * A write to a stripe nobody is updating starts at once, unless it is
  * part of a sequential stream with a stripe's worth of writes in
  * flight: then the rest of its stripe is on its way, and the update
