@@ -6,6 +6,7 @@
 noinst_LTLIBRARIES += %reldir%/libassemble.la
 %canon_reldir%_libassemble_la_SOURCES = \
 	%reldir%/assemble.c \
+	%reldir%/consistency.c %reldir%/consistency.h \
 	%reldir%/create.c \
 	%reldir%/scan.c \
 	%reldir%/examine-array.c
