@@ -1,6 +1,6 @@
 # raid/admin: what the control plane asks of a running array: status,
 # fail, remove, add, replace, re-add, readonly, grow (size, mirror
-# count, level); spares shared by nested arrays; housekeeping.
+# count, level, RAID5 restriping); spares shared by nested arrays; housekeeping.
 noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
@@ -8,6 +8,7 @@ noinst_LTLIBRARIES += %reldir%/libadmin.la
 	%reldir%/grow-devices.c \
 	%reldir%/maintenance.c \
 	%reldir%/readonly.c \
+	%reldir%/reshape-start.c %reldir%/reshape-start.h \
 	%reldir%/takeover.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
 %canon_reldir%_libadmin_la_CPPFLAGS = $(ADMIN_INCLUDES)

@@ -24,9 +24,10 @@ const char *
 raid_job_name (enum raid_job_kind kind)
 {
   static const char *const names[] = {
-    [RAID_JOB_NONE] = "idle", [RAID_JOB_RESYNC] = "resync",
+    [RAID_JOB_NONE] = "idle",         [RAID_JOB_RESYNC] = "resync",
     [RAID_JOB_RECOVERY] = "recovery", [RAID_JOB_CHECK] = "check",
-    [RAID_JOB_REPAIR] = "repair", [RAID_JOB_REPLACE] = "replace",
+    [RAID_JOB_REPAIR] = "repair",     [RAID_JOB_REPLACE] = "replace",
+    [RAID_JOB_RESHAPE] = "reshape",
   };
   return names[kind];
 }
@@ -172,6 +173,21 @@ choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
   unsigned m, i;
 
   *promote_spare_i = *promote_role = -1;
+  if (a->reshape.active) {
+    a->job = (struct raid_job){
+      .kind = RAID_JOB_RESHAPE,
+      .pos = a->reshape.front,
+      .end = a->geo.member_bytes / a->geo.chunk_bytes,
+      .started_at = a->reshape.front,
+    };
+    array_log (a, RAID_LOG_INFO,
+               "array %s: reshape from %u to %u members "
+               "runs from new stripe %" PRIu64 " of %" PRIu64,
+               a->name, a->reshape.old.members, a->geo.members, a->job.pos,
+               a->job.end);
+    array_event (a, RAID_EVENT_REBUILD_STARTED, -1, "reshape");
+    return;
+  }
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) == SLOT_RECOVERING) {
       start_rebuild (a, RAID_JOB_RECOVERY, m, 0, slot_front (&a->slots[m]));
@@ -255,6 +271,8 @@ raid_job_step (struct raid_array *a, uint64_t budget)
   case RAID_JOB_CHECK:
   case RAID_JOB_REPAIR:
     return step_check (a, budget);
+  case RAID_JOB_RESHAPE:
+    return step_reshape (a, budget);
   }
   return more;
 }
