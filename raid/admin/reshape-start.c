@@ -203,6 +203,7 @@ apply (struct raid_array *a, unsigned n, uint64_t delta, char *changed,
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
   record (a, old.members, delta);
+  reshape_start_job (a);
   if (array_write_superblocks_locked (a) == -1)
     return array_refuse (err, errlen,
                          "array %s failed while its superblocks "

@@ -138,6 +138,27 @@ finish (struct raid_array *a)
   return rc == 0 ? 1 : -1;
 }
 
+/* The job moves data only with every role active: a member that
+ * failed stops it (said once) until the server restarts. */
+static int
+whole_roles (struct raid_array *a)
+{
+  unsigned m;
+
+  for (m = 0; m < a->geo.members; m++)
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE) {
+      if (!a->reshape.stalled)
+        array_log (a, RAID_LOG_ERROR,
+                   "array %s: member %u (%s) is not "
+                   "active: the reshape stops, and requests fail, until "
+                   "it is back and the server restarted",
+                   a->name, m, a->slots[m].path ? a->slots[m].path : "missing");
+      a->reshape.stalled = true;
+      return -1;
+    }
+  return 0;
+}
+
 int
 step_reshape (struct raid_array *a, uint64_t budget)
 {
@@ -147,6 +168,8 @@ step_reshape (struct raid_array *a, uint64_t budget)
   uint8_t *buf;
   int rc;
 
+  if (whole_roles (a) == -1)
+    return -1;
   if (n == 0)
     n = 1;
   if (n * S > WINDOW_BYTES)
@@ -191,6 +214,23 @@ step_reshape (struct raid_array *a, uint64_t budget)
   if (s1 == total_stripes (a))
     return finish (a);
   return 1;
+}
+
+void
+reshape_start_job (struct raid_array *a)
+{
+  a->job = (struct raid_job){
+    .kind = RAID_JOB_RESHAPE,
+    .pos = a->reshape.front,
+    .end = total_stripes (a),
+    .started_at = a->reshape.front,
+  };
+  array_log (a, RAID_LOG_INFO,
+             "array %s: reshape from %u to %u members "
+             "runs from new stripe %" PRIu64 " of %" PRIu64,
+             a->name, a->reshape.old.members, a->geo.members, a->job.pos,
+             a->job.end);
+  array_event (a, RAID_EVENT_REBUILD_STARTED, -1, "reshape");
 }
 
 int
@@ -260,6 +300,7 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
              "resumes at new stripe %" PRIu64 " of %" PRIu64,
              a->name, r->old.members, a->geo.members, r->front,
              total_stripes (a));
+  reshape_start_job (a);
   return 0;
 }
 

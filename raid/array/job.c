@@ -174,18 +174,7 @@ choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
 
   *promote_spare_i = *promote_role = -1;
   if (a->reshape.active) {
-    a->job = (struct raid_job){
-      .kind = RAID_JOB_RESHAPE,
-      .pos = a->reshape.front,
-      .end = a->geo.member_bytes / a->geo.chunk_bytes,
-      .started_at = a->reshape.front,
-    };
-    array_log (a, RAID_LOG_INFO,
-               "array %s: reshape from %u to %u members "
-               "runs from new stripe %" PRIu64 " of %" PRIu64,
-               a->name, a->reshape.old.members, a->geo.members, a->job.pos,
-               a->job.end);
-    array_event (a, RAID_EVENT_REBUILD_STARTED, -1, "reshape");
+    reshape_start_job (a);
     return;
   }
   for (m = 0; m < a->geo.members; m++)

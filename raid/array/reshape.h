@@ -34,6 +34,7 @@ struct raid_reshape {
   /* Client reads share it, client writes and the job's windows hold
    * it alone. */
   pthread_rwlock_t lock;
+  bool stalled; /* a member failed: said once */
 };
 
 /* Bytes of array one new stripe holds. */
@@ -61,6 +62,11 @@ int reshape_checkpoint (struct raid_array *a);
 
 /* Each window of the job: 1 while more, -1 on error. */
 int step_reshape (struct raid_array *a, uint64_t budget);
+
+/* The array's job becomes the reshape, from the front: every verb
+ * that wants the array idle refuses meanwhile.  sb_lock held (or the
+ * array not serving yet). */
+void reshape_start_job (struct raid_array *a);
 
 /* At assembly, from the freshest superblock: take up the reshape it
  * records.  0, or -1 with the reason in err. */
