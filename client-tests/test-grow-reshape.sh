@@ -38,8 +38,8 @@ sleep 0.5
 out=$("$NBDRAID" grow "$conf" --raid-devices 5) || die "grow refused: $out"
 echo "$out"
 wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
-"$NBDRAID" status "$conf" | grep -q 'reshape = ' ||
-  die "status shows no reshape progress: $("$NBDRAID" status "$conf")"
+st=$("$NBDRAID" status "$conf")
+grep -q 'reshape = ' <<< "$st" || die "status shows no reshape progress: $st"
 wait "$fio_pid" || { cat "$T/fio.out" >&2; die "fio verify failed across the reshape"; }
 "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
 wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 5"

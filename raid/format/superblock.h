@@ -33,7 +33,7 @@
 #define MD_FEATURE_BAD_BLOCKS 0x8
 #define MD_FEATURE_REPLACEMENT 0x10
 /* new_offset holds where the data area moves to in a reshape. */
-#define MD_FEATURE_NEW_OFFSET 0x100
+#define MD_FEATURE_NEW_OFFSET 0x40
 #define MD_FEATURE_JOURNAL 0x200
 #define MD_FEATURE_PPL 0x400
 #define MD_FEATURE_MULTIPLE_PPLS 0x800
