@@ -245,23 +245,8 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
 
   if (!(ref->feature_map & MD_FEATURE_RESHAPE))
     return 0;
-  if (a->geo.level != 5 || ref->new_level != 5 || ref->new_layout != ref->layout
-      || ref->new_chunk != ref->chunk_sectors || delta_disks <= 0
-      || (unsigned)delta_disks >= a->geo.members)
-    return array_refuse (err, errlen,
-                         "array %s: a reshape in progress from RAID%d "
-                         "layout %u chunk %u to RAID%u layout %u chunk %u "
-                         "with %d more members: nbdraid continues only "
-                         "a RAID5 growing onto more members",
-                         a->name, ref->level, ref->layout, ref->chunk_sectors,
-                         ref->new_level, ref->new_layout, ref->new_chunk,
-                         delta_disks);
-  if (!(ref->feature_map & MD_FEATURE_NEW_OFFSET) || moved >= 0)
-    return array_refuse (err, errlen,
-                         "array %s: a reshape in progress that does not "
-                         "move the data offset back (md with a backup "
-                         "file) is not supported",
-                         a->name);
+  /* The superblock's checks allow only a RAID5 growing (superblock.c);
+   * the old geometry must still be one (geometry_init says why not). */
   r->old = a->geo;
   r->old.members = a->geo.members - (unsigned)delta_disks;
   if (geometry_init (&r->old, err, errlen) == -1)

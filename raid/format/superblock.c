@@ -194,9 +194,9 @@ check_kind (const uint8_t *b, const struct md_superblock *sb,
 }
 
 /* A reshape in progress: only the kind nbdraid continues, a RAID5
- * growing onto more members, its data offset moving back (the
- * assembly checks every role's new_offset); a moved data offset only
- * with a reshape. */
+ * growing onto more members, its data offset moving back (md without
+ * a backup file; the assembly checks that every role moves it alike);
+ * a moved data offset only with a reshape. */
 static int
 check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
 {
@@ -211,16 +211,19 @@ check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
   }
   if (sb->level == 5 && sb->new_level == 5 && sb->new_layout == sb->layout
       && sb->new_chunk == sb->chunk_sectors && (int32_t)sb->delta_disks > 0
-      && (!(sb->feature_map & MD_FEATURE_NEW_OFFSET)
-          || (int32_t)sb->new_offset < 0))
+      && (sb->feature_map & MD_FEATURE_NEW_OFFSET)
+      && (int32_t)sb->new_offset < 0)
     return 0;
   snprintf (err, errlen,
             "feature_map 0x%x: a reshape in progress is not "
-            "supported (RAID%d to RAID%u, %d more members, new_offset %d: "
-            "nbdraid continues only a RAID5 growing onto more members "
-            "with its data offset moved back)",
+            "supported (RAID%d to RAID%u, %d more members, %s: nbdraid "
+            "continues only a RAID5 growing onto more members with its "
+            "data offset moved back)",
             sb->feature_map, sb->level, sb->new_level, (int32_t)sb->delta_disks,
-            (int32_t)sb->new_offset);
+            !(sb->feature_map & MD_FEATURE_NEW_OFFSET)
+                ? "the data offset kept (md with a backup file)"
+            : (int32_t)sb->new_offset < 0 ? "the data offset moved back"
+                                          : "the data offset moved forward");
   return -1;
 }
 
