@@ -23,3 +23,8 @@ check_PROGRAMS += %reldir%/test-takeover
 %canon_reldir%_test_takeover_SOURCES = %reldir%/test-takeover.c $(TEST_ARRAY)
 %canon_reldir%_test_takeover_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_takeover_LDADD = raid/libraid.la
+
+check_PROGRAMS += %reldir%/test-reshape
+%canon_reldir%_test_reshape_SOURCES = %reldir%/test-reshape.c $(TEST_ARRAY)
+%canon_reldir%_test_reshape_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_reshape_LDADD = raid/libraid.la
