@@ -159,12 +159,59 @@ whole_roles (struct raid_array *a)
   return 0;
 }
 
+/* A window's pieces: new stripes [at, at+n) of it, its data read from
+ * the old geometry into buf from stripe s0 on. */
+struct window {
+  struct pieces p; /* first: run_pieces hands it back */
+  uint8_t *buf;
+  uint64_t s0;
+};
+
+static int
+move_piece (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
+{
+  const struct window *w = (const struct window *)p;
+  struct raid_array *a = p->a;
+  const uint64_t S = reshape_stripe_bytes (a);
+  uint64_t from = at * S, end = (at + n) * S, have;
+  uint8_t *buf = w->buf + (at - w->s0) * S;
+
+  /* The old data, and zeros past its end. */
+  if (end > a->reshape.old.array_bytes)
+    end = a->reshape.old.array_bytes;
+  have = end > from ? end - from : 0;
+  if (have && reshape_read_range (a, false, buf, have, from) == -1)
+    return -1;
+  memset (buf + have, 0, n * S - have);
+  return reshape_write_stripes (a, buf, at, at + n);
+}
+
+/* Move new stripes [s0, s1) with the workers, a few stripes each at a
+ * time, as a rebuild's pieces: while one waits for its reads or
+ * writes, another computes. */
+static int
+move_window (struct raid_array *a, uint8_t *buf, uint64_t s0, uint64_t s1)
+{
+  const uint64_t C = a->geo.chunk_bytes;
+  struct window w = {
+    .p = { .a = a,
+           .pos = s0,
+           .len = s1 - s0,
+           .do_piece = move_piece,
+           .each = PIECE_BYTES / C ? PIECE_BYTES / C : 1 },
+    .buf = buf,
+    .s0 = s0,
+  };
+
+  return run_pieces (&w.p, worker_count (a, w.p.each * C, (s1 - s0) * C));
+}
+
 int
 step_reshape (struct raid_array *a, uint64_t budget)
 {
   struct raid_reshape *r = &a->reshape;
   const uint64_t C = a->geo.chunk_bytes, S = reshape_stripe_bytes (a);
-  uint64_t n = budget / C, s0, s1, from, have;
+  uint64_t n = budget / C, s0, s1;
   uint8_t *buf;
   int rc;
 
@@ -188,16 +235,8 @@ step_reshape (struct raid_array *a, uint64_t budget)
     s1 = window_limit (a);
   if (s1 > total_stripes (a))
     s1 = total_stripes (a);
-  /* The old data of the window, and zeros past its end. */
-  from = s0 * S;
-  have = s1 * S < r->old.array_bytes ? s1 * S : r->old.array_bytes;
-  have = have > from ? have - from : 0;
-  if (rc == 0 && have)
-    rc = reshape_read_range (a, false, buf, have, from);
-  if (rc == 0) {
-    memset (buf + have, 0, (s1 - s0) * S - have);
-    rc = reshape_write_stripes (a, buf, s0, s1);
-  }
+  if (rc == 0)
+    rc = move_window (a, buf, s0, s1);
   if (rc == 0) {
     __atomic_store_n (&r->front, s1, __ATOMIC_RELEASE);
     if (s1 < total_stripes (a) && (s1 - r->safe) * C >= checkpoint_bytes (a))
