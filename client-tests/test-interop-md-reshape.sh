@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# nbdraid takes up a reshape Linux md left half-way: in a guest, a
-# 4-member RAID5 made by mdadm and filled with random data (its md5
-# noted), grown with mdadm --add and mdadm --grow --raid-devices=5
-# without a backup file (md moves each member's data offset back), and
-# stopped at about a fifth.  nbdraid serves the five members
-# mid-reshape at the old size with the same bytes, resumes the reshape
-# where md's superblocks say, and ends it: the array is a third
-# bigger, holds the data (the new space zeros), a check is clean, and
-# md assembles the result and finds no mismatch either.
+# nbdraid takes up a reshape Linux md left half-way: a 4-member RAID5
+# nbdraid created and filled, grown in a guest with mdadm --add and
+# mdadm --grow --raid-devices=5 without a backup file (md moves each
+# member's data offset back; mdadm --grow works on an array nbdraid
+# made: its ctime is whole seconds, as md wants it), stopped at about a
+# fifth.  nbdraid serves the five members mid-reshape at the old size
+# with every byte, resumes the reshape where md's superblocks say, and
+# ends it: the array is a third bigger, holds the data (the new space
+# zeros), a check is clean, the members match md's layout for 5
+# members, and md assembles the result and finds no mismatch either.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -15,22 +16,27 @@ requires nbdcopy
 requires nbdinfo
 requires_guest
 
-make_members "$T/r5" 5 24M
+interop_config "$T/r5" 5 left-symmetric 64K 4 24M none
+"$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+  { cat "$T/create.log" >&2; die "nbdraid create failed"; }
+truncate -s 24M "$T/r5/d4.img"
+start_server "$conf"
+size=$(export_size)
+seeded_data "$T/data" "$size" md-reshape
+nbdcopy --flush "$T/data" "$uri"
+stop_server
+sum=$(md5 "$T/data")
+
 mapfile -t disks < <(disk_args r5 "$T/r5" 5)
 guest_script "$T/guest.sh" <<'EOF2'
-if ! out=$(mdadm --create /dev/md0 --run --level=5 --chunk=64K \
-             --raid-devices=4 $(members r5 4) 2>&1 < /dev/null); then
-  fail "mdadm --create: $out"
+if ! out=$(mdadm --assemble /dev/md0 $(members r5 4) 2>&1); then
+  fail "mdadm --assemble: $out"
 else
-  wait_idle md0
-  dd if=/dev/urandom of=/dev/md0 bs=1M status=none 2>/dev/null || :
-  echo "size $(blockdev --getsize64 /dev/md0) md5 $(md5sum < /dev/md0 | cut -d' ' -f1)"
   echo 300 > /proc/sys/dev/raid/speed_limit_min
   echo 300 > /proc/sys/dev/raid/speed_limit_max
   mdadm --add /dev/md0 /dev/disk/r5-4 > /dev/null 2>&1 || fail "mdadm --add"
   if ! out=$(mdadm --grow /dev/md0 --raid-devices=5 2>&1 < /dev/null); then
     fail "mdadm --grow: $out"
-    dmesg | tail -3
   else
     i=0
     until [ "$(sed -n 's/.*reshape = *\([0-9]*\)\..*/\1/p' /proc/mdstat)" -ge 20 ] 2>/dev/null ||
@@ -47,10 +53,8 @@ fi
 EOF2
 guest_run md-grow "${disks[@]}" "$T/guest.sh"
 grep -q '^left reshaping$' "$T/md-grow.out" || die "md did not leave a reshape in progress"
-read -r size sum < <(sed -n 's/^size \([0-9]*\) md5 \([0-9a-f]*\)$/\1 \2/p' "$T/md-grow.out")
 
-write_config "$T/r5/a.conf" 5 left-symmetric 64K $(member_paths "$T/r5" 5)
-conf=$T/r5/a.conf
+printf 'member = %s\n' "$T/r5/d4.img" >> "$conf"
 printf 'speed-max = 2M\n' > "$T/speed"
 sed -i "/^\[array\]/r $T/speed" "$conf"
 start_server "$conf"
