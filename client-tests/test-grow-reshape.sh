@@ -40,6 +40,9 @@ echo "$out"
 wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
 st=$("$NBDRAID" status "$conf")
 grep -q 'reshape = ' <<< "$st" || die "status shows no reshape progress: $st"
+st=$("$NBDRAID" detail "$conf")
+grep -q 'State : .*reshaping' <<< "$st" && grep -q 'Reshape Status : ' <<< "$st" ||
+  die "detail shows no reshape: $st"
 wait "$fio_pid" || { cat "$T/fio.out" >&2; die "fio verify failed across the reshape"; }
 "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
 wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 5"
