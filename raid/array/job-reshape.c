@@ -138,13 +138,16 @@ finish (struct raid_array *a)
   return rc == 0 ? 1 : -1;
 }
 
-/* The job moves data only with every role active: a member that
- * failed stops it (said once) until the server restarts. */
+/* The job moves data only with every role active and while its member
+ * I/O works: a member that failed, or a window that could not be moved,
+ * stops it (said once) until the server restarts. */
 static int
 whole_roles (struct raid_array *a)
 {
   unsigned m;
 
+  if (a->reshape.stalled)
+    return -1;
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE) {
       if (!a->reshape.stalled)
@@ -244,8 +247,15 @@ step_reshape (struct raid_array *a, uint64_t budget)
   }
   pthread_rwlock_unlock (&r->lock);
   free (buf);
-  if (rc == -1)
+  if (rc == -1) {
+    array_log (a, RAID_LOG_ERROR,
+               "array %s: the reshape stops at new "
+               "stripe %" PRIu64 " of %" PRIu64 ": %s; requests fail where "
+               "the members do, until the server restarts",
+               a->name, s0, total_stripes (a), strerror (errno ? errno : EIO));
+    r->stalled = true;
     return -1;
+  }
   pthread_mutex_lock (&a->sb_lock);
   a->job.pos = s1;
   a->job.work_bytes += (s1 - s0) * C;
