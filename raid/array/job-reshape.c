@@ -111,6 +111,14 @@ finish (struct raid_array *a)
   pthread_mutex_lock (&a->sb_lock);
   for (i = 0; i < a->geo.members; i++) {
     struct raid_slot *s = &a->slots[i];
+    /* Re-added while the reshape ran, left out of it: all of it is
+     * rebuilt, in the new geometry. */
+    if (slot_state (s) == SLOT_RECOVERING) {
+      __atomic_store_n (&s->front, 0, __ATOMIC_RELEASE);
+      s->partial = false;
+    }
+    if (!s->io)
+      continue; /* a missing role's device brings its own offset */
     s->data_offset_bytes -= r->delta;
     s->sb.data_offset_sectors = s->data_offset_bytes / 512;
     if (s->sb.data_size_sectors)
@@ -138,28 +146,23 @@ finish (struct raid_array *a)
   return rc == 0 ? 1 : -1;
 }
 
-/* The job moves data only with every role active and while its member
- * I/O works: a member that failed, or a window that could not be moved,
- * stops it (said once) until the server restarts. */
+/* The job moves data while at most one role is gone (RAID5 does
+ * without one, md reshapes degraded too) and its member I/O works:
+ * else it stops (said once) until the server restarts.  The role gone
+ * into *gone. */
 static int
-whole_roles (struct raid_array *a)
+usable (struct raid_array *a, unsigned *gone)
 {
-  unsigned m;
-
   if (a->reshape.stalled)
     return -1;
-  for (m = 0; m < a->geo.members; m++)
-    if (slot_state (&a->slots[m]) != SLOT_ACTIVE) {
-      if (!a->reshape.stalled)
-        array_log (a, RAID_LOG_ERROR,
-                   "array %s: member %u (%s) is not "
-                   "active: the reshape stops, and requests fail, until "
-                   "it is back and the server restarted",
-                   a->name, m, a->slots[m].path ? a->slots[m].path : "missing");
-      a->reshape.stalled = true;
-      return -1;
-    }
-  return 0;
+  if (reshape_gone (a, gone) == 0)
+    return 0;
+  array_log (a, RAID_LOG_ERROR,
+             "array %s: more than one member is gone: "
+             "the reshape stops, and requests fail",
+             a->name);
+  a->reshape.stalled = true;
+  return -1;
 }
 
 /* A window's pieces: new stripes [at, at+n) of it, its data read from
@@ -168,6 +171,7 @@ struct window {
   struct pieces p; /* first: run_pieces hands it back */
   uint8_t *buf;
   uint64_t s0;
+  unsigned gone; /* the role left out */
 };
 
 static int
@@ -183,17 +187,18 @@ move_piece (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
   if (end > a->reshape.old.array_bytes)
     end = a->reshape.old.array_bytes;
   have = end > from ? end - from : 0;
-  if (have && reshape_read_range (a, false, buf, have, from) == -1)
+  if (have && reshape_read_range (a, false, w->gone, buf, have, from) == -1)
     return -1;
   memset (buf + have, 0, n * S - have);
-  return reshape_write_stripes (a, buf, at, at + n);
+  return reshape_write_stripes (a, w->gone, buf, at, at + n);
 }
 
 /* Move new stripes [s0, s1) with the workers, a few stripes each at a
  * time, as a rebuild's pieces: while one waits for its reads or
  * writes, another computes. */
 static int
-move_window (struct raid_array *a, uint8_t *buf, uint64_t s0, uint64_t s1)
+move_window (struct raid_array *a, unsigned gone, uint8_t *buf, uint64_t s0,
+             uint64_t s1)
 {
   const uint64_t C = a->geo.chunk_bytes;
   struct window w = {
@@ -204,6 +209,7 @@ move_window (struct raid_array *a, uint8_t *buf, uint64_t s0, uint64_t s1)
            .each = PIECE_BYTES / C ? PIECE_BYTES / C : 1 },
     .buf = buf,
     .s0 = s0,
+    .gone = gone,
   };
 
   return run_pieces (&w.p, worker_count (a, w.p.each * C, (s1 - s0) * C));
@@ -215,10 +221,11 @@ step_reshape (struct raid_array *a, uint64_t budget)
   struct raid_reshape *r = &a->reshape;
   const uint64_t C = a->geo.chunk_bytes, S = reshape_stripe_bytes (a);
   uint64_t n = budget / C, s0, s1;
+  unsigned gone, now_gone;
   uint8_t *buf;
   int rc;
 
-  if (whole_roles (a) == -1)
+  if (usable (a, &gone) == -1)
     return -1;
   if (n == 0)
     n = 1;
@@ -239,7 +246,7 @@ step_reshape (struct raid_array *a, uint64_t budget)
   if (s1 > total_stripes (a))
     s1 = total_stripes (a);
   if (rc == 0)
-    rc = move_window (a, buf, s0, s1);
+    rc = move_window (a, gone, buf, s0, s1);
   if (rc == 0) {
     __atomic_store_n (&r->front, s1, __ATOMIC_RELEASE);
     if (s1 < total_stripes (a) && (s1 - r->safe) * C >= checkpoint_bytes (a))
@@ -247,6 +254,10 @@ step_reshape (struct raid_array *a, uint64_t budget)
   }
   pthread_rwlock_unlock (&r->lock);
   free (buf);
+  /* A member failed in the window (a write to it did): the window is
+   * moved again without it, its stripes still below unmoved data. */
+  if (rc == -1 && reshape_gone (a, &now_gone) == 0 && now_gone != gone)
+    return 1;
   if (rc == -1) {
     array_log (a, RAID_LOG_ERROR,
                "array %s: the reshape stops at new "
@@ -290,7 +301,7 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   int32_t delta_disks = (int32_t)ref->delta_disks;
   int32_t moved = (int32_t)ref->new_offset;
   uint64_t S, pos;
-  unsigned m;
+  unsigned m, gone = 0;
 
   if (!(ref->feature_map & MD_FEATURE_RESHAPE))
     return 0;
@@ -303,12 +314,14 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   r->delta = (uint64_t)(-(int64_t)moved) * 512;
   for (m = 0; m < a->geo.members; m++) {
     const struct raid_slot *s = &a->slots[m];
-    if (slot_state (s) != SLOT_ACTIVE)
+    if (slot_state (s) != SLOT_ACTIVE && gone++)
       return array_refuse (err, errlen,
                            "array %s is in the middle of a reshape and "
-                           "member %u (%s) is not active: nbdraid "
-                           "continues a reshape only with every member",
+                           "member %u (%s) is the second not active: a "
+                           "RAID5 continues a reshape without one at most",
                            a->name, m, s->path ? s->path : "missing");
+    if (slot_state (s) != SLOT_ACTIVE)
+      continue;
     if (!(s->sb.feature_map & MD_FEATURE_NEW_OFFSET)
         || s->sb.new_offset != ref->new_offset
         || s->data_offset_bytes < r->delta + 2 * MD_SB_OFFSET_BYTES)

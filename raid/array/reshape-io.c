@@ -8,8 +8,11 @@
  * a write recomputes its parity bytes from the other data chunks of
  * the stripe (a reconstruct-write), one chunk piece at a time under
  * the reshape lock held alone.  A reshape is a passing state: its
- * requests are correct first.  They need every member: one that fails
- * fails the request (EIO) instead of degrading the array.
+ * requests are correct first.  One role may be gone (failed, missing),
+ * as RAID5 allows, in md's way: its chunks are rebuilt from the rest
+ * of their stripe when read, and left out when written (the parity
+ * still covers them).  A write that fails fails its member, as
+ * anywhere; a read that fails fails the request (EIO).
  */
 #include <config.h>
 
@@ -100,45 +103,22 @@ run (struct raid_array *a, struct io_batch *b)
   return -1;
 }
 
-/* Every role active: the only state these paths serve. */
-static int
-whole (const struct raid_array *a)
+int
+reshape_gone (const struct raid_array *a, unsigned *gone)
 {
   unsigned m;
 
-  for (m = 0; m < a->geo.members; m++)
-    if (slot_state (&a->slots[m]) != SLOT_ACTIVE) {
+  *gone = GEOMETRY_NO_DISK;
+  for (m = 0; m < a->geo.members; m++) {
+    if (slot_state (&a->slots[m]) == SLOT_ACTIVE)
+      continue;
+    if (*gone != GEOMETRY_NO_DISK) {
       errno = EIO;
       return -1;
     }
-  return 0;
-}
-
-int
-reshape_read_range (struct raid_array *a, bool new_geo, uint8_t *buf,
-                    uint64_t count, uint64_t offset)
-{
-  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
-  struct io_batch b;
-  struct spot sp;
-  int r = 0;
-
-  io_batch_init (&b);
-  while (count && r == 0) {
-    uint64_t len;
-
-    locate (g, offset, &sp);
-    len = g->chunk_bytes - sp.within < count ? g->chunk_bytes - sp.within
-                                             : count;
-    r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, buf);
-    buf += len;
-    offset += len;
-    count -= len;
+    *gone = m;
   }
-  if (r == 0)
-    r = run (a, &b);
-  io_batch_free (&b);
-  return r;
+  return 0;
 }
 
 /* p ^= q over len bytes. */
@@ -157,52 +137,144 @@ xor_into (uint8_t *p, const uint8_t *q, uint64_t len)
     p[i] ^= q[i];
 }
 
-/* Write len bytes inside one chunk at array byte offset in geometry
- * new_geo (data NULL: zeros): the same bytes of the stripe's other
- * data chunks are read, and the parity bytes computed from them and
- * the new data.  scratch holds data_members + 1 chunks. */
+/* Rebuild len bytes of the chunk of sp's stripe on the gone role into
+ * out: the XOR of the same bytes of every other block of the stripe
+ * (data and parity).  tmp holds len bytes. */
 static int
-write_piece (struct raid_array *a, bool new_geo, const uint8_t *data,
-             uint64_t len, uint64_t offset, uint8_t *scratch)
+rebuild_piece (struct raid_array *a, bool new_geo, const struct spot *sp,
+               uint64_t len, uint8_t *out, uint8_t *tmp)
 {
   const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
-  uint8_t *p = scratch, *zeros = scratch + len, *others = zeros + len;
-  unsigned i, k = 0;
   struct io_batch b;
-  struct spot sp;
+  unsigned i;
   int r = 0;
 
-  locate (g, offset, &sp);
+  memset (out, 0, len);
   io_batch_init (&b);
-  for (i = 0; i < g->data_members && r == 0; i++)
-    if (i != sp.idx)
-      r = add_op (a, &b, IO_READ, sp.map.data_disk[i], new_geo, sp.member_off,
-                  len, others + len * k++);
-  if (r == 0)
-    r = run (a, &b);
-  if (r == 0) {
-    if (!data) {
-      memset (zeros, 0, len);
-      data = zeros;
-    }
-    memcpy (p, data, len);
-    for (i = 0; i < k; i++)
-      xor_into (p, others + len * i, len);
+  for (i = 0; i <= g->data_members && r == 0; i++) {
+    unsigned disk = i < g->data_members ? sp->map.data_disk[i] : sp->map.p_disk;
+    if (disk == sp->disk)
+      continue;
     io_batch_reset (&b);
-    r = add_op (a, &b, IO_WRITE, sp.disk, new_geo, sp.member_off, len,
-                (void *)data);
-    if (r == 0)
-      r = add_op (a, &b, IO_WRITE, sp.map.p_disk, new_geo, sp.member_off, len,
-                  p);
+    r = add_op (a, &b, IO_READ, disk, new_geo, sp->member_off, len, tmp);
     if (r == 0)
       r = run (a, &b);
+    if (r == 0)
+      xor_into (out, tmp, len);
   }
   io_batch_free (&b);
   return r;
 }
 
 int
-reshape_write_stripes (struct raid_array *a, const uint8_t *data,
+reshape_read_range (struct raid_array *a, bool new_geo, unsigned gone,
+                    uint8_t *buf, uint64_t count, uint64_t offset)
+{
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
+  uint8_t *tmp = NULL;
+  struct io_batch b;
+  struct spot sp;
+  int r = 0;
+
+  io_batch_init (&b);
+  while (count && r == 0) {
+    uint64_t len;
+
+    locate (g, offset, &sp);
+    len = g->chunk_bytes - sp.within < count ? g->chunk_bytes - sp.within
+                                             : count;
+    if (sp.disk != gone)
+      r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, buf);
+    else if (!tmp && !(tmp = malloc (g->chunk_bytes)))
+      r = -1;
+    else
+      r = rebuild_piece (a, new_geo, &sp, len, buf, tmp);
+    buf += len;
+    offset += len;
+    count -= len;
+  }
+  if (r == 0)
+    r = run (a, &b);
+  io_batch_free (&b);
+  free (tmp);
+  return r;
+}
+
+/* Run writes b; a member a write fails on is failed, as anywhere:
+ * an error only if the array lost data with it. */
+static int
+run_writes (struct raid_array *a, struct io_batch *b)
+{
+  array_run (a, b);
+  return array_settle_writes (a, b);
+}
+
+/* Write len bytes inside one chunk at array byte offset in geometry
+ * new_geo (data NULL: zeros), the gone role left out: the same bytes of
+ * the stripe's other data chunks are read and the parity bytes
+ * computed from them and the new data; with another data chunk gone,
+ * the old parity and data are read instead and the new parity is
+ * P ^ old ^ new.  scratch holds data_members + 1 chunks. */
+static int
+write_piece (struct raid_array *a, bool new_geo, unsigned gone,
+             const uint8_t *data, uint64_t len, uint64_t offset,
+             uint8_t *scratch)
+{
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
+  uint8_t *p = scratch, *zeros = scratch + len, *others = zeros + len;
+  unsigned i, k = 0;
+  bool rmw = false;
+  struct io_batch b;
+  struct spot sp;
+  int r = 0;
+
+  locate (g, offset, &sp);
+  for (i = 0; i < g->data_members; i++)
+    rmw |= i != sp.idx && sp.map.data_disk[i] == gone;
+  if (!data) {
+    memset (zeros, 0, len);
+    data = zeros;
+  }
+  io_batch_init (&b);
+  if (rmw) {
+    r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, others);
+    if (r == 0)
+      r = add_op (a, &b, IO_READ, sp.map.p_disk, new_geo, sp.member_off, len,
+                  p);
+  }
+  else if (sp.map.p_disk != gone)
+    for (i = 0; i < g->data_members && r == 0; i++)
+      if (i != sp.idx)
+        r = add_op (a, &b, IO_READ, sp.map.data_disk[i], new_geo, sp.member_off,
+                    len, others + len * k++);
+  if (r == 0)
+    r = run (a, &b);
+  if (r == 0) {
+    if (rmw) {
+      xor_into (p, others, len);
+      xor_into (p, data, len);
+    }
+    else {
+      memcpy (p, data, len);
+      for (i = 0; i < k; i++)
+        xor_into (p, others + len * i, len);
+    }
+    io_batch_reset (&b);
+    if (sp.disk != gone)
+      r = add_op (a, &b, IO_WRITE, sp.disk, new_geo, sp.member_off, len,
+                  (void *)data);
+    if (r == 0 && sp.map.p_disk != gone)
+      r = add_op (a, &b, IO_WRITE, sp.map.p_disk, new_geo, sp.member_off, len,
+                  p);
+    if (r == 0)
+      r = run_writes (a, &b);
+  }
+  io_batch_free (&b);
+  return r;
+}
+
+int
+reshape_write_stripes (struct raid_array *a, unsigned gone, const uint8_t *data,
                        uint64_t first, uint64_t last)
 {
   const struct raid_geometry *g = &a->geo;
@@ -224,13 +296,14 @@ reshape_write_stripes (struct raid_array *a, const uint8_t *data,
     for (i = 1; i < g->data_members; i++)
       xor_into (p, d + i * C, C);
     for (i = 0; i < g->data_members && r == 0; i++)
-      r = add_op (a, &b, IO_WRITE, map.data_disk[i], true, s * C, C,
-                  (void *)(d + i * C));
-    if (r == 0)
+      if (map.data_disk[i] != gone)
+        r = add_op (a, &b, IO_WRITE, map.data_disk[i], true, s * C, C,
+                    (void *)(d + i * C));
+    if (r == 0 && map.p_disk != gone)
       r = add_op (a, &b, IO_WRITE, map.p_disk, true, s * C, C, p);
   }
   if (r == 0)
-    r = run (a, &b);
+    r = run_writes (a, &b);
   io_batch_free (&b);
   free (parity);
   return r;
@@ -249,20 +322,21 @@ reshape_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
   uint8_t *p = buf;
   uint64_t edge, len;
+  unsigned gone;
   int r;
 
   pthread_rwlock_rdlock (&a->reshape.lock);
-  r = whole (a);
+  r = reshape_gone (a, &gone);
   edge = boundary (a);
   if (r == 0 && offset < edge) {
     len = edge - offset < count ? edge - offset : count;
-    r = reshape_read_range (a, true, p, len, offset);
+    r = reshape_read_range (a, true, gone, p, len, offset);
     p += len;
     offset += len;
     count -= len;
   }
   if (r == 0 && count)
-    r = reshape_read_range (a, false, p, count, offset);
+    r = reshape_read_range (a, false, gone, p, count, offset);
   pthread_rwlock_unlock (&a->reshape.lock);
   return r;
 }
@@ -277,9 +351,8 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
   int r = scratch ? 0 : -1;
 
   pthread_rwlock_wrlock (&a->reshape.lock);
-  if (r == 0)
-    r = whole (a);
   while (count && r == 0) {
+    unsigned gone;
     uint64_t edge = boundary (a), len = C - offset % C;
     bool new_geo = offset < edge;
 
@@ -291,8 +364,11 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
      * move up to the front before the new geometry gets them. */
     if (new_geo && offset + len > a->reshape.safe * S)
       r = reshape_checkpoint (a);
+    /* A member may fail with any piece: looked at each time. */
     if (r == 0)
-      r = write_piece (a, new_geo, d, len, offset, scratch);
+      r = reshape_gone (a, &gone);
+    if (r == 0)
+      r = write_piece (a, new_geo, gone, d, len, offset, scratch);
     if (d)
       d += len;
     offset += len;

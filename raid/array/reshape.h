@@ -73,14 +73,21 @@ void reshape_start_job (struct raid_array *a);
 int reshape_load (struct raid_array *a, const struct md_superblock *ref,
                   char *err, size_t errlen);
 
+/* The role not to use, failed or missing, in *gone
+ * (GEOMETRY_NO_DISK: none): 0, or -1 (EIO) when more than one is,
+ * which a RAID5 cannot do without. */
+int reshape_gone (const struct raid_array *a, unsigned *gone);
+
 /* Read array bytes [offset, offset+count) in the new geometry
- * (new_geo) or the old one; the job's window writes whole new stripes
- * first..last-1 from data (their data chunks in order).  0, or -1
- * with errno set (a failed member op logged). */
-int reshape_read_range (struct raid_array *a, bool new_geo, uint8_t *buf,
-                        uint64_t count, uint64_t offset);
-int reshape_write_stripes (struct raid_array *a, const uint8_t *data,
-                           uint64_t first, uint64_t last);
+ * (new_geo) or the old one, rebuilding what the gone role holds; the
+ * job's window writes whole new stripes first..last-1 from data (their
+ * data chunks in order), leaving the gone role out.  0, or -1 with
+ * errno set (a failed read logged; a member a write failed on is
+ * failed). */
+int reshape_read_range (struct raid_array *a, bool new_geo, unsigned gone,
+                        uint8_t *buf, uint64_t count, uint64_t offset);
+int reshape_write_stripes (struct raid_array *a, unsigned gone,
+                           const uint8_t *data, uint64_t first, uint64_t last);
 
 /* At assembly, when the freshest superblock says a reshape finished:
  * devices that missed that write take their new data offset. */
