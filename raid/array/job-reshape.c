@@ -129,8 +129,9 @@ finish (struct raid_array *a)
     clear_fields (&a->spares[i].sb);
   r->active = false;
   __atomic_store_n (&a->geo.array_bytes, r->new_bytes, __ATOMIC_RELEASE);
-  /* Written to while dirty (an unclean stop): the new geometry's
-   * parity is resynced whole, as the new units know nothing of it. */
+  /* Stopped uncleanly at some point: the resync starts again from the
+   * first unit of the new geometry (the regions the bitmap marks, or
+   * all), as the old resync position means nothing in it. */
   if (a->resync_front < a->ops->sync_units (a))
     a->resync_front = 0;
   a->last_work_bytes = a->job.pos * a->geo.chunk_bytes;
