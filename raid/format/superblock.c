@@ -382,11 +382,12 @@ check_ppl_place (const struct md_superblock *sb, char *err, size_t errlen)
               sb->feature_map, sb->level);
     return -1;
   }
-  if (sb->feature_map & MD_FEATURE_BITMAP) {
+  if (sb->feature_map & (MD_FEATURE_BITMAP | MD_FEATURE_RESHAPE)) {
     snprintf (err, errlen,
-              "feature_map 0x%x: a partial parity log and a "
-              "bitmap together (md refuses both)",
-              sb->feature_map);
+              "feature_map 0x%x: a partial parity log and a %s together "
+              "(md refuses both)",
+              sb->feature_map,
+              sb->feature_map & MD_FEATURE_BITMAP ? "bitmap" : "reshape");
     return -1;
   }
   if (off < MD_SB_BLOCK_BYTES / 512 || size < 16
