@@ -4,8 +4,8 @@
 # feature map and events, the config): too few spares, fewer members
 # (a shrinking reshape), the count it has, a degraded array, another
 # job running, a reshape already running, a read-only array, members
-# with no room before their data to move it back; and levels other
-# than RAID1 and RAID5.
+# with no room before their data to move it back, an array with a
+# partial parity log; and levels other than RAID1 and RAID5.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -108,4 +108,16 @@ start_server "$conf"
 expect_refusal "RAID0" \
   "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5's members only" \
   grow "$conf" --raid-devices 3
+stop_server
+
+# A partial parity log: md reshapes no array with one.
+new_array r5p 5 left-symmetric 64K 4 34M --assume-clean
+sed -i '/^\[array\]/a consistency-policy = ppl' "$conf"
+"$NBDRAID" create --force --assume-clean "$conf" 2>> "$T/create.log"
+truncate -s 34M "$T/r5p/s0.img"
+start_server "$conf"
+"$NBDRAID" add "$conf" "$T/r5p/s0.img" > /dev/null || die "add refused"
+expect_refusal "a partial parity log" \
+  "nbdraid: array test keeps a partial parity log: md reshapes no array with one" \
+  grow "$conf" --raid-devices 5
 stop_server

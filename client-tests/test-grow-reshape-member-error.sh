@@ -3,7 +3,8 @@
 # (nbdkit's error filter with a trigger file) is failed, as md fails
 # it, and the reshape goes on degraded, as md's does: every byte still
 # reads back while it runs.  kill -9 of the server then, and the
-# restarted array (one member faulty) resumes the degraded reshape
+# restarted array (one member faulty, dirty: start-dirty-degraded=true,
+# as md's start_dirty_degraded) resumes the degraded reshape
 # where its superblocks say and ends it; the second spare is then
 # rebuilt into the empty role in the new geometry, a check is clean
 # and the members match md's layout for 5 members.
@@ -44,7 +45,8 @@ kill -9 "$server_pid"
 wait "$server_pid" 2>/dev/null || :
 server_pid=
 sed -i '/^speed-/d' "$conf"
-start_server "$conf"
+# Dirty and degraded after the kill: md's rule wants it said.
+start_server "$conf" start-dirty-degraded=true
 grep -q "reshape from 4 to 5 members resumes at new stripe [1-9]" "$T/nbdkit.log" ||
   die "the degraded reshape did not resume: $(grep -i reshape "$T/nbdkit.log" | tail -3)"
 nbdcopy "$uri" "$T/out"
