@@ -12,6 +12,7 @@
 
 #include "array.h"
 #include "clock.h"
+#include "io-gather.h"
 
 /* Log a message (printf-style) through the log callback, if any. */
 int
@@ -248,6 +249,32 @@ quick (struct raid_array *a, const struct io_batch *b)
   return true;
 }
 
+/* io_gather_plan's joinable: member ops join on an active member that
+ * waits (a call costs it a round trip or a request's fixed cost).  A
+ * rebuilding one takes ops below its front only, op by op. */
+static bool
+joins_ops (void *ctx, unsigned member)
+{
+  struct raid_slot *s = array_slot (ctx, member);
+
+  return slot_state (s) == SLOT_ACTIVE && s->io && member_waits (s->io);
+}
+
+/* Run b's ops in the pool, those that continue each other on a member
+ * that waits joined into one call (io-gather.h). */
+static void
+run_in_pool (struct raid_array *a, struct io_batch *b)
+{
+  struct io_gather g;
+
+  if (b->n < 2 || io_gather_plan (&g, b, joins_ops, a) == -1) {
+    iopool_run (a->pool, b->ops, b->n, exec_op, a);
+    return;
+  }
+  iopool_run (a->pool, g.ops, g.n, exec_op, a);
+  io_gather_done (&g, b);
+}
+
 size_t
 array_run (struct raid_array *a, struct io_batch *b)
 {
@@ -257,7 +284,7 @@ array_run (struct raid_array *a, struct io_batch *b)
     for (i = 0; i < b->n; i++)
       exec_op (a, &b->ops[i]);
   else
-    iopool_run (a->pool, b->ops, b->n, exec_op, a);
+    run_in_pool (a, b);
   for (i = 0; i < b->n; i++)
     failed += b->ops[i].err != 0;
   return failed;

@@ -11,8 +11,9 @@
  * segment with a member gone is degraded: it reads every block left,
  * reconstructs the missing ones, and writes what survives.
  *
- * A request is a list of pieces: one client write, or the writes to one
- * stripe gathered while it was busy (stripe-batch.h).
+ * A request is a list of pieces: the whole stripes of one client
+ * write, or the writes (and parts of writes) to one stripe gathered
+ * while it was busy (stripe-batch.h).
  *
  * Segments are handled in windows: one parallel batch of every read in
  * the window, the parity arithmetic, one parallel batch of every write.
@@ -661,33 +662,25 @@ write_stripes (struct raid_array *a, const struct stripe_piece *piece,
   return r;
 }
 
-/* stripe_batch_fn: update one stripe with the pieces gathered on it. */
+/* stripe_batch_fn: update stripes first..last with the pieces. */
 static int
-write_batch (void *opaque, uint64_t stripe, const struct stripe_piece *piece,
-             unsigned npieces)
+write_batch (void *opaque, uint64_t first, uint64_t last,
+             const struct stripe_piece *piece, unsigned npieces)
 {
-  return write_stripes (opaque, piece, npieces, stripe, stripe);
+  return write_stripes (opaque, piece, npieces, first, last);
 }
 
-/* The write op: part of one stripe goes through the stripe's batch
- * (stripe-batch.h), anything more straight to its stripes. */
+/* The write op: through the stripe batches (stripe-batch.h), which
+ * gather the parts of writes that leave a stripe partly unwritten. */
 static int
 parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
               uint64_t offset)
 {
-  struct stripe_batches *batches = &parity_state (a)->batches;
-  uint64_t stripe_bytes = a->geo.chunk_bytes * a->geo.data_members;
-  uint64_t first = offset / stripe_bytes;
-  uint64_t last = (offset + count - 1) / stripe_bytes;
   struct stripe_piece piece = { buf, offset, count };
 
-  /* Writes that leave part of their one stripe unwritten gather with
-   * the others queued on it. */
-  if (first == last && count < stripe_bytes)
-    return stripe_batch_write (batches, first, stripe_bytes, &piece,
-                               write_batch, a);
-  stripe_batch_passing (batches, stripe_bytes, &piece);
-  return write_stripes (a, &piece, 1, first, last);
+  return stripe_batch_write (&parity_state (a)->batches,
+                             a->geo.chunk_bytes * a->geo.data_members, &piece,
+                             write_batch, a);
 }
 
 /* Where array unit `unit` is read directly: its data chunk's member, at

@@ -7,20 +7,29 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "stripe-batch.h"
 
-/* Bounds of how long an update of a stream waits for its stripe: the
- * time the stripe takes to arrive at 1 GB/s (one byte a nanosecond). */
+/* Bounds of how long an update of a stream waits for its stripe (the
+ * longer of an update's time and the stripe's at 1 GB/s, one byte a
+ * nanosecond).  An update on members that move tens of MB/s takes
+ * tens of milliseconds, and more with others queued on its members:
+ * the upper bound only stops a member that hung from holding writes
+ * for good. */
 #define HOLD_MIN_NS 1000000
-#define HOLD_MAX_NS 20000000
+#define HOLD_MAX_NS 500000000
 
-enum waiter_state { WAITING, LEADING, DONE };
+/* A queued write waits, leads its stripe's update, or was carried by
+ * a write that completed the stripe (and waits for that to be done). */
+enum waiter_state { WAITING, LEADING, CARRIED, DONE };
 
 /* A write queued on a busy stripe; lives on its caller's stack. */
 struct waiter {
   struct stripe_piece piece;
+  uint64_t stripe;
   struct waiter *next;
   enum waiter_state state;
+  bool first; /* the stripe's first: it may wait for it */
   int result, err;
   pthread_cond_t cond;
 };
@@ -29,6 +38,7 @@ struct batch_stripe {
   uint64_t stripe;
   struct waiter *head, *tail;   /* queued, oldest first */
   uint64_t bytes;               /* of the writes queued */
+  bool updating;                /* an update of it runs */
   bool holding;                 /* the head waits for the stripe to fill */
   bool left;                    /* the stream has left it meanwhile */
   struct batch_stripe *next;
@@ -45,6 +55,7 @@ stripe_batches_init (struct stripe_batches *b)
   b->queued = b->streak = 0;
   b->active_bytes = 0;
   b->next_offset = 0;
+  b->update_ns = 0;
   b->hold_min_ns = HOLD_MIN_NS;
   b->hold_max_ns = HOLD_MAX_NS;
   b->joined = b->held = b->held_out = b->released = 0;
@@ -109,15 +120,24 @@ note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
  * of its stripe if a stream is writing it: two writes in a row near
  * each other, and a stripe's worth in flight, so that the rest can
  * come (a client with less in flight could not send it while this
- * waits); for as long as the stripe takes to arrive at 1 GB/s.  Writes
- * queueing behind wake it once the stripe is covered, and any write
- * once the stream has gone past it. */
+ * waits); for as long as an update has taken lately, or the stripe
+ * takes to arrive at 1 GB/s if that is longer.  The rest comes when
+ * the client hears that earlier writes are done, about an update's
+ * time apart on slow members; waiting that long costs no more than
+ * the reads a partial stripe would (1 GB/s was too short on 40 MB/s
+ * disks: RAID6 wrote half its stripes in pieces).  Writes queueing
+ * behind wake it once the stripe is covered, a write that completes
+ * it by carrying the queue, and any write once the stream has gone
+ * past it. */
 static void
 hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
-                 uint64_t stripe_bytes, pthread_cond_t *cond)
+                 uint64_t stripe_bytes, struct waiter *me)
 {
-  const uint64_t hold_ns = stripe_bytes < b->hold_min_ns ? b->hold_min_ns
-    : stripe_bytes > b->hold_max_ns ? b->hold_max_ns : stripe_bytes;
+  const uint64_t want
+      = b->update_ns > stripe_bytes ? b->update_ns : stripe_bytes;
+  const uint64_t hold_ns = want < b->hold_min_ns   ? b->hold_min_ns
+                           : want > b->hold_max_ns ? b->hold_max_ns
+                                                   : want;
   struct timespec until;
   int r = 0;
 
@@ -125,13 +145,18 @@ hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
       !rest_to_come (st, stripe_bytes))
     return;
   clock_gettime (CLOCK_MONOTONIC, &until);
-  until.tv_nsec += (long) hold_ns;
+  until.tv_sec += (time_t)(hold_ns / 1000000000);
+  until.tv_nsec += (long)(hold_ns % 1000000000);
   until.tv_sec += until.tv_nsec / 1000000000;
   until.tv_nsec %= 1000000000;
   st->holding = true;
   b->held++;
-  while (rest_to_come (st, stripe_bytes) && r != ETIMEDOUT)
-    r = pthread_cond_timedwait (cond, &b->lock, &until);
+  while (me->state == LEADING && rest_to_come (st, stripe_bytes)
+         && r != ETIMEDOUT)
+    r = pthread_cond_timedwait (&me->cond, &b->lock, &until);
+  /* Carried: st is the carrier's now, and may be gone. */
+  if (me->state != LEADING)
+    return;
   b->held_out += r == ETIMEDOUT;
   st->holding = false;
 }
@@ -188,98 +213,273 @@ take_batch (struct batch_stripe *st, struct waiter **batch)
   return n;
 }
 
-int
-stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
-                    uint64_t stripe_bytes, const struct stripe_piece *piece,
-                    stripe_batch_fn fn, void *opaque)
+/* Queue me (piece, in stripe `stripe`) on its stripe, making it busy
+ * with me leading if nobody updates it.  Lock held.  Returns 0, or -1
+ * with errno set. */
+static int
+join (struct stripe_batches *b, uint64_t stripe, uint64_t stripe_bytes,
+      const struct stripe_piece *piece, struct waiter *me)
 {
-  struct waiter me = { .piece = *piece, .state = WAITING };
-  struct waiter *batch[STRIPE_BATCH_PIECES];
-  struct stripe_piece pieces[STRIPE_BATCH_PIECES];
-  struct batch_stripe *st;
-  bool first;
-  unsigned n, i;
-  int r, err;
+  struct batch_stripe *st = find_busy (b, stripe);
 
-  pthread_mutex_lock (&b->lock);
-  st = find_busy (b, stripe);
+  *me = (struct waiter){ .piece = *piece, .stripe = stripe, .state = WAITING };
   if (!st) {
     st = calloc (1, sizeof *st);
     if (!st) {
-      pthread_mutex_unlock (&b->lock);
       errno = ENOMEM;
       return -1;
     }
     st->stripe = stripe;
     st->next = b->busy;
     b->busy = st;
-    me.state = LEADING;
+    me->state = LEADING;
+    me->first = true;
   }
-  first = me.state == LEADING;
-  b->active_bytes += piece->count;
-  note_stream (b, stripe_bytes, piece);
   if (st->tail)
-    st->tail->next = &me;
+    st->tail->next = me;
   else
-    st->head = &me;
-  st->tail = &me;
+    st->head = me;
+  st->tail = me;
   st->bytes += piece->count;
   b->queued++;
-  pthread_cond_init (&me.cond, &b->monotonic);
+  pthread_cond_init (&me->cond, &b->monotonic);
   if (st->holding && st->bytes >= stripe_bytes)
     pthread_cond_signal (&st->head->cond);
-  while (me.state == WAITING)
-    pthread_cond_wait (&me.cond, &b->lock);
-  if (me.state == DONE) {
-    b->active_bytes -= piece->count;
-    pthread_mutex_unlock (&b->lock);
-    pthread_cond_destroy (&me.cond);
-    errno = me.err;
-    return me.result;
+  return 0;
+}
+
+/* Add an update's time to the moving average over the last eight or
+ * so.  Lock held. */
+static void
+update_took (struct stripe_batches *b, uint64_t took_ns)
+{
+  b->update_ns
+      = b->update_ns ? b->update_ns - b->update_ns / 8 + took_ns / 8 : took_ns;
+}
+
+/* An update of st that took took_ns is done, with result r (errno
+ * err): tell the writes it carried, batch[0..n-1], and hand the stripe
+ * to the oldest write queued meanwhile, if any.  Lock held. */
+static void
+updated (struct stripe_batches *b, struct batch_stripe *st, uint64_t took_ns,
+         struct waiter **batch, unsigned n, int r, int err)
+{
+  unsigned i;
+
+  update_took (b, took_ns);
+  st->updating = false;
+  for (i = 0; i < n; i++) {
+    batch[i]->result = r;
+    batch[i]->err = err;
+    batch[i]->state = DONE;
+    pthread_cond_signal (&batch[i]->cond);
+  }
+  if (st->head) { /* queued meanwhile: the oldest leads */
+    st->head->state = LEADING;
+    pthread_cond_signal (&st->head->cond);
+  }
+  else
+    forget_busy (b, st);
+}
+
+/* Wait until an update carried me, or lead one: for a stripe's first
+ * write, after waiting for the rest of it.  Lock held, and dropped
+ * while the update runs.  Returns the update's result, errno set on
+ * -1. */
+static int
+finish (struct stripe_batches *b, uint64_t stripe_bytes, struct waiter *me,
+        stripe_batch_fn fn, void *opaque)
+{
+  struct waiter *batch[STRIPE_BATCH_PIECES];
+  struct stripe_piece pieces[STRIPE_BATCH_PIECES];
+  struct batch_stripe *st;
+  uint64_t start;
+  unsigned n, i;
+  int r, err;
+
+wait:
+  while (me->state == WAITING || me->state == CARRIED)
+    pthread_cond_wait (&me->cond, &b->lock);
+  if (me->state == DONE) {
+    pthread_cond_destroy (&me->cond);
+    errno = me->err;
+    return me->result;
   }
 
   /* Leading: the queue's head is this write.  Only a stripe's first
    * write waits for the rest: one that queued behind an update takes
    * what came meanwhile (the rest may have gone with that update). */
-  if (first)
-    hold_for_stripe (b, st, stripe_bytes, &me.cond);
+  st = find_busy (b, me->stripe);
+  if (me->first)
+    hold_for_stripe (b, st, stripe_bytes, me);
+  if (me->state != LEADING) /* a write came and completed it */
+    goto wait;
   n = take_batch (st, batch);
-  assert (n >= 1 && batch[0] == &me);
+  assert (n >= 1 && batch[0] == me);
   b->queued -= n;
   b->joined += n - 1;
   for (i = 0; i < n; i++) {
     pieces[i] = batch[i]->piece;
     st->bytes -= pieces[i].count;
   }
+  st->updating = true;
   pthread_mutex_unlock (&b->lock);
-  r = fn (opaque, stripe, pieces, n);
+  start = now_ns ();
+  r = fn (opaque, me->stripe, me->stripe, pieces, n);
   err = errno;
 
   pthread_mutex_lock (&b->lock);
-  for (i = 1; i < n; i++) {
-    batch[i]->result = r;
-    batch[i]->err = err;
-    batch[i]->state = DONE;
-    pthread_cond_signal (&batch[i]->cond);
-  }
-  if (st->head) {               /* queued meanwhile: the oldest leads */
-    st->head->state = LEADING;
-    pthread_cond_signal (&st->head->cond);
-  }
-  else
-    forget_busy (b, st);
-  b->active_bytes -= piece->count;
-  pthread_mutex_unlock (&b->lock);
-  pthread_cond_destroy (&me.cond);
+  updated (b, st, now_ns () - start, batch + 1, n - 1, r, err);
+  pthread_cond_destroy (&me->cond);
   errno = err;
   return r;
 }
 
-void
-stripe_batch_passing (struct stripe_batches *b, uint64_t stripe_bytes,
-                      const struct stripe_piece *piece)
+/* Does piece write all of stripe `stripe`? */
+static bool
+whole (const struct stripe_piece *piece, uint64_t stripe, uint64_t stripe_bytes)
 {
+  return piece->offset <= stripe * stripe_bytes
+         && piece->offset + piece->count >= (stripe + 1) * stripe_bytes;
+}
+
+/* The part of piece in stripe `stripe`. */
+static struct stripe_piece
+part (const struct stripe_piece *piece, uint64_t stripe, uint64_t stripe_bytes)
+{
+  uint64_t lo = stripe * stripe_bytes, hi = lo + stripe_bytes;
+  uint64_t from = piece->offset > lo ? piece->offset : lo;
+  uint64_t to
+      = piece->offset + piece->count < hi ? piece->offset + piece->count : hi;
+
+  return (struct stripe_piece){ piece->buf ? piece->buf + (from - piece->offset)
+                                           : NULL,
+                                from, to - from };
+}
+
+/* Would piece, a write's part of busy stripe st, complete it: no
+ * update of it runs, and the writes queued on it and piece cover it
+ * whole, none overlapping another, in one update's worth of pieces?
+ * Lock held. */
+static bool
+completes (const struct batch_stripe *st, const struct stripe_piece *piece,
+           uint64_t stripe_bytes)
+{
+  const struct waiter *w, *v;
+  unsigned n = 1;
+
+  if (st->updating || st->bytes + piece->count != stripe_bytes)
+    return false;
+  for (w = st->head; w; w = w->next) {
+    if (++n > STRIPE_BATCH_PIECES || overlaps (&w->piece, piece))
+      return false;
+    for (v = st->head; v != w; v = v->next)
+      if (overlaps (&v->piece, &w->piece))
+        return false;
+  }
+  return true;
+}
+
+/* Take every write queued on st into the caller's update, waking its
+ * leader (held for the rest, or not there yet) to wait for that.
+ * Returns how many, in carried[].  Lock held. */
+static unsigned
+carry (struct stripe_batches *b, struct batch_stripe *st,
+       struct waiter **carried)
+{
+  struct waiter *w;
+  unsigned n = 0;
+
+  for (w = st->head; w; w = w->next) {
+    carried[n++] = w;
+    w->state = CARRIED;
+    st->bytes -= w->piece.count;
+    pthread_cond_signal (&w->cond);
+  }
+  st->head = st->tail = NULL;
+  st->holding = false;
+  st->updating = true;
+  b->queued -= n;
+  b->joined += n;
+  return n;
+}
+
+/* Note the stream and queue the parts in a single hold of the lock: a
+ * held update the write wakes (it went past the stripe) finds the
+ * write's part of it queued already.  A first part that completes its
+ * stripe takes the writes queued there into the write's own update of
+ * the whole stripes after it (their member I/O then joins up on each
+ * member, io-gather.h), instead of queueing.  The parts are finished
+ * in stripe order, the whole stripes between written on the way: a
+ * write waits only on stripes below the ones it leads or carries, so
+ * the writes in flight cannot wait on each other in a circle. */
+int
+stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
+                    const struct stripe_piece *piece, stripe_batch_fn fn,
+                    void *opaque)
+{
+  uint64_t first = piece->offset / stripe_bytes;
+  uint64_t last = (piece->offset + piece->count - 1) / stripe_bytes;
+  struct waiter head, tail, *carried[STRIPE_BATCH_PIECES];
+  struct stripe_piece pieces[STRIPE_BATCH_PIECES];
+  struct batch_stripe *st = NULL;
+  unsigned ncarried = 0, i;
+  uint64_t start;
+  bool queue_head = !whole (piece, first, stripe_bytes);
+  bool queue_tail = last > first && !whole (piece, last, stripe_bytes);
+  struct stripe_piece p, mid;
+  uint64_t mid_first, mid_last;
+  int r = 0, err = 0, fr, ferr;
+
   pthread_mutex_lock (&b->lock);
+  b->active_bytes += piece->count;
   note_stream (b, stripe_bytes, piece);
+  if (queue_head) {
+    p = part (piece, first, stripe_bytes);
+    st = find_busy (b, first);
+    if (st && completes (st, &p, stripe_bytes)) {
+      ncarried = carry (b, st, carried);
+      queue_head = false;
+    }
+    else if (join (b, first, stripe_bytes, &p, &head) == -1)
+      queue_head = false, r = -1, err = errno;
+  }
+  if (queue_tail) {
+    p = part (piece, last, stripe_bytes);
+    if (join (b, last, stripe_bytes, &p, &tail) == -1)
+      queue_tail = false, r = -1, err = errno;
+  }
+  if (queue_head && finish (b, stripe_bytes, &head, fn, opaque) == -1)
+    r = -1, err = errno;
   pthread_mutex_unlock (&b->lock);
+
+  /* The whole stripes between: one call, their member I/O together. */
+  mid_first = first + queue_head;
+  mid_last = last - queue_tail;
+  if (mid_first <= mid_last) {
+    mid = part (piece, mid_first, stripe_bytes);
+    mid.count = part (piece, mid_last, stripe_bytes).offset
+                + part (piece, mid_last, stripe_bytes).count - mid.offset;
+    for (i = 0; i < ncarried; i++)
+      pieces[i] = carried[i]->piece;
+    pieces[ncarried] = mid;
+    start = now_ns ();
+    fr = fn (opaque, mid_first, mid_last, pieces, ncarried + 1);
+    ferr = errno;
+    if (fr == -1)
+      r = -1, err = ferr;
+    if (ncarried) {
+      pthread_mutex_lock (&b->lock);
+      updated (b, st, now_ns () - start, carried, ncarried, fr, ferr);
+      pthread_mutex_unlock (&b->lock);
+    }
+  }
+
+  pthread_mutex_lock (&b->lock);
+  if (queue_tail && finish (b, stripe_bytes, &tail, fn, opaque) == -1)
+    r = -1, err = errno;
+  b->active_bytes -= piece->count;
+  pthread_mutex_unlock (&b->lock);
+  errno = err;
+  return r;
 }

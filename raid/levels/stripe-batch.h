@@ -8,14 +8,24 @@
  * updating the stripe is done, the first one queued updates it for
  * every write queued at once (group commit).  A sequential stream at
  * queue depth then mostly covers whole stripes, which read nothing.
+ * A write across stripes queues its parts in the stripes it leaves
+ * partly unwritten, and writes the whole stripes between itself: a
+ * stream whose writes do not line up with its stripes (RAID5's five
+ * data chunks and 1M writes) covers each stripe with the parts of two
+ * or three writes.  The write whose first part completes a stripe
+ * others queued on does not queue: it takes their parts into its own
+ * update of the stripes after it, so that on each member the stripe's
+ * I/O joins theirs (io-gather.h) instead of costing a request of its
+ * own.
  * A write to a stripe nobody is updating starts at once, unless it is
  * part of a sequential stream with a stripe's worth of writes in
  * flight: then the rest of its stripe is on its way, and the update
  * waits for it (as md holds a stripe that needs reads while the queue
- * is plugged), for as long as a stripe takes to arrive at 1 GB/s (1 to
- * 20 ms), or until the stream has gone past the stripe (a write that
- * crosses into the next stripe brings the rest its own way).  A writer
- * at queue depth 1, or random writes, never wait.
+ * is plugged), for as long as an update has taken lately (the rest
+ * comes as the client hears of writes done), at least as long as the
+ * stripe takes to arrive at 1 GB/s, or until the stream has gone past
+ * the stripe.  A writer at queue depth 1, or random writes, never
+ * wait.
  */
 #ifndef NBDRAID_STRIPE_BATCH_H
 #define NBDRAID_STRIPE_BATCH_H
@@ -42,8 +52,10 @@ struct stripe_batches {
   uint64_t active_bytes;        /* of the writes in stripe_batch_write */
   uint64_t next_offset;         /* where the latest write ended */
   unsigned streak;              /* writes in a row near where the last ended */
-  /* How long a stream's update may wait for its stripe: the time the
-   * stripe takes to arrive at 1 GB/s, within these bounds. */
+  uint64_t update_ns;           /* an update's time, moving average */
+  /* How long a stream's update may wait for its stripe: the longer of
+   * update_ns and the time the stripe takes to arrive at 1 GB/s,
+   * within these bounds. */
   uint64_t hold_min_ns, hold_max_ns;
   uint64_t joined;              /* writes carried by another's update */
   uint64_t held;                /* updates that waited for their stripe */
@@ -51,27 +63,21 @@ struct stripe_batches {
   uint64_t released;            /* of which the stream, leaving, woke */
 };
 
-/* Update stripe `stripe` with pieces[0..n-1]: no two overlap.  Returns
- * 0, or -1 with errno set. */
-typedef int (*stripe_batch_fn) (void *opaque, uint64_t stripe,
-                                const struct stripe_piece *pieces,
-                                unsigned n);
+/* Update stripes first..last with pieces[0..n-1], which lie in them:
+ * no two overlap.  Returns 0, or -1 with errno set. */
+typedef int (*stripe_batch_fn) (void *opaque, uint64_t first, uint64_t last,
+                                const struct stripe_piece *pieces, unsigned n);
 
 void stripe_batches_init (struct stripe_batches *b);
 void stripe_batches_destroy (struct stripe_batches *b);
 
-/* Write piece, which lies within stripe `stripe` (of stripe_bytes of
- * data), through fn: alone if the stripe is idle, else with the writes
- * queued beside it.  Returns fn's result for the update that carried
- * it (errno set on -1). */
-int stripe_batch_write (struct stripe_batches *b, uint64_t stripe,
-                        uint64_t stripe_bytes,
+/* Write piece through fn: its parts in stripes (of stripe_bytes of
+ * data) it leaves partly unwritten alone if the stripe is idle, else
+ * with the writes queued beside them; the whole stripes between in one
+ * call.  Returns 0, or -1 with errno set if an update carrying any of
+ * it failed. */
+int stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
                         const struct stripe_piece *piece, stripe_batch_fn fn,
                         void *opaque);
-
-/* A write that updates its stripes itself (whole stripes, or across
- * two) tells the gathering where the stream is. */
-void stripe_batch_passing (struct stripe_batches *b, uint64_t stripe_bytes,
-                           const struct stripe_piece *piece);
 
 #endif
