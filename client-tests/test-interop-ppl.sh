@@ -67,6 +67,8 @@ if out=\$(mdadm --create /dev/md1 --run --metadata=1.2 --level=5 \
   # md marks its arrays clean at power-off (its reboot notifier): cut
   # the power instead, reporting first what finish would.
   echo "NBDRAID-GUEST-EXIT \$fails"
+  # (the serial port drains its buffer meanwhile)
+  sleep 3
   echo b > /proc/sysrq-trigger
 else
   fail "mdpp: mdadm --create: \$out"
