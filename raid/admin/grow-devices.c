@@ -14,6 +14,7 @@
 
 #include "array.h"
 #include "refuse.h"
+#include "reshape-start.h"
 
 /* Spares that can take a role. */
 static unsigned
@@ -37,7 +38,7 @@ check_array (struct raid_array *a, unsigned n, bool *shrink, char *err,
   if (a->geo.level != 1)
     return array_refuse (err, errlen,
                          "array %s is RAID%d: --raid-devices changes "
-                         "the mirrors of a RAID1 only",
+                         "a RAID1's mirrors or a RAID5's members only",
                          a->name, a->geo.level);
   if (admin_refuse_unwritable (a, err, errlen) == -1
       || admin_refuse_nested (a, "changing its members", err, errlen) == -1
@@ -206,6 +207,9 @@ raid_admin_grow_devices (struct raid_array *a, const char *count, char *changed,
                          count, a->name,
                          a->geo.lvl->min_members (a->geo.layout),
                          RAID_MAX_MEMBERS);
+  if (a->geo.level == 5)
+    return raid_admin_reshape (a, (unsigned)n, changed, changedlen, done,
+                               donelen, err, errlen);
   changed[0] = '\0';
   pthread_mutex_lock (&a->sb_lock);
   r = check_array (a, (unsigned)n, &shrink, err, errlen);

@@ -1,6 +1,6 @@
 # raid/admin: what the control plane asks of a running array: status,
 # fail, remove, add, replace, re-add, readonly, grow (size, mirror
-# count, level); spares shared by nested arrays; housekeeping.
+# count, level, RAID5 restriping); spares shared by nested arrays; housekeeping.
 noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
@@ -9,6 +9,7 @@ noinst_LTLIBRARIES += %reldir%/libadmin.la
 	%reldir%/maintenance.c \
 	%reldir%/readonly.c \
 	%reldir%/refuse.c %reldir%/refuse.h \
+	%reldir%/reshape-start.c %reldir%/reshape-start.h \
 	%reldir%/takeover.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
 %canon_reldir%_libadmin_la_CPPFLAGS = $(ADMIN_INCLUDES)
@@ -23,3 +24,8 @@ check_PROGRAMS += %reldir%/test-takeover
 %canon_reldir%_test_takeover_SOURCES = %reldir%/test-takeover.c $(TEST_ARRAY)
 %canon_reldir%_test_takeover_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_takeover_LDADD = raid/libraid.la
+
+check_PROGRAMS += %reldir%/test-reshape
+%canon_reldir%_test_reshape_SOURCES = %reldir%/test-reshape.c $(TEST_ARRAY)
+%canon_reldir%_test_reshape_CPPFLAGS = $(ADMIN_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_reshape_LDADD = raid/libraid.la

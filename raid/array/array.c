@@ -536,7 +536,8 @@ raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
                               count);
   request_enter (a);
   ticket = retired_enter (&a->retired);
-  r = a->ops->read (a, buf, count, offset);
+  r = a->reshape.active ? reshape_read (a, buf, count, offset)
+                        : a->ops->read (a, buf, count, offset);
   retired_exit (&a->retired, ticket);
   request_leave (a);
   return request_end (a, started_ns, r);
@@ -563,12 +564,17 @@ write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
     ? request_start (&a->requests.writes, &a->requests.write_bytes, count)
     : request_start (&a->requests.zeroes, &a->requests.zero_bytes, count);
   request_enter (a);
-  first = a->ops->sync_unit_of (a, offset);
-  last = a->ops->sync_unit_of (a, offset + count - 1);
+  if (a->reshape.active)
+    reshape_sync_units (a, offset, count, &first, &last);
+  else {
+    first = a->ops->sync_unit_of (a, offset);
+    last = a->ops->sync_unit_of (a, offset + count - 1);
+  }
   ticket = retired_enter (&a->retired);
   r = array_start_write (a, first, last);
   if (r == 0) {
-    r = a->ops->write (a, buf, count, offset);
+    r = a->reshape.active ? reshape_write (a, buf, count, offset)
+                          : a->ops->write (a, buf, count, offset);
     if (r == 0 && fua)
       r = array_flush (a);
     array_end_write (a, first, last);
@@ -710,7 +716,9 @@ raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
     return -1;
   request_enter (a);
   ticket = retired_enter (&a->retired);
-  r = extents (a, count, offset, fn, opaque);
+  /* A reshape moves the data: every byte may hold some. */
+  r = a->reshape.active ? fn (opaque, offset, count, false)
+                        : extents (a, count, offset, fn, opaque);
   retired_exit (&a->retired, ticket);
   request_leave (a);
   return r;

@@ -12,6 +12,7 @@
 #include "owner.h"
 #include "ppl.h"
 #include "raid.h"
+#include "reshape.h"
 #include "retired.h"
 #include "scratch.h"
 #include "stripe-lock.h"
@@ -179,6 +180,7 @@ struct raid_array {
   unsigned replacement;
   pthread_mutex_t sb_lock;      /* superblocks, slots and the job */
   struct raid_job job;
+  struct raid_reshape reshape;          /* a restriping grow (reshape.h) */
   struct job_buffers job_buffers;       /* the control thread's */
   uint64_t last_mismatches;     /* of the last check or repair */
   uint64_t last_unlocated;

@@ -24,9 +24,10 @@ const char *
 raid_job_name (enum raid_job_kind kind)
 {
   static const char *const names[] = {
-    [RAID_JOB_NONE] = "idle", [RAID_JOB_RESYNC] = "resync",
+    [RAID_JOB_NONE] = "idle",         [RAID_JOB_RESYNC] = "resync",
     [RAID_JOB_RECOVERY] = "recovery", [RAID_JOB_CHECK] = "check",
-    [RAID_JOB_REPAIR] = "repair", [RAID_JOB_REPLACE] = "replace",
+    [RAID_JOB_REPAIR] = "repair",     [RAID_JOB_REPLACE] = "replace",
+    [RAID_JOB_RESHAPE] = "reshape",
   };
   return names[kind];
 }
@@ -173,6 +174,10 @@ choose_job (struct raid_array *a, int *promote_spare_i, int *promote_role)
   unsigned m, i;
 
   *promote_spare_i = *promote_role = -1;
+  if (a->reshape.active) {
+    reshape_start_job (a);
+    return;
+  }
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) == SLOT_RECOVERING) {
       start_rebuild (a, RAID_JOB_RECOVERY, m, 0, slot_front (&a->slots[m]));
@@ -256,6 +261,8 @@ raid_job_step (struct raid_array *a, uint64_t budget)
   case RAID_JOB_CHECK:
   case RAID_JOB_REPAIR:
     return step_check (a, budget);
+  case RAID_JOB_RESHAPE:
+    return step_reshape (a, budget);
   }
   return more;
 }

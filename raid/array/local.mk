@@ -10,11 +10,13 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/job.c %reldir%/job.h \
 	%reldir%/job-pieces.c \
 	%reldir%/job-rebuild.c \
+	%reldir%/job-reshape.c \
 	%reldir%/job-sync.c \
 	%reldir%/member-array.c \
 	%reldir%/multihost.c \
 	%reldir%/ppl.c %reldir%/ppl.h \
 	%reldir%/ppl-write.c \
+	%reldir%/reshape-io.c %reldir%/reshape.h \
 	%reldir%/write-behind.c %reldir%/write-behind.h
 %canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
 %canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)

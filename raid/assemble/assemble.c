@@ -631,6 +631,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   }
   stripe_locks_init (&a->locks);
   pthread_mutex_init (&a->sb_lock, NULL);
+  pthread_rwlock_init (&a->reshape.lock, NULL);
   a->replacing = -1;
   a->geo.members = cfg->nmembers;
   a->readonly = a->refuse_writes = opts->readonly;
@@ -678,6 +679,9 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
       check_data_areas (a, err, errlen) ||
       check_startable (a, opts, err, errlen) ||
       init_runtime (a, err, errlen))
+    goto fail;
+  reshape_settle_lagging (a, ref);
+  if (reshape_load (a, ref, err, errlen) == -1)
     goto fail;
   for (i = 0; i < a->geo.members; i++)
     if (a->slots[i].io && a->slots[i].sb.events == ref->events)

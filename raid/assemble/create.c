@@ -485,7 +485,12 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
     return refuse (c, "%s", strerror (ENOMEM));
   random_uuid (sb->set_uuid);
   snprintf (sb->set_name, sizeof sb->set_name, "%s", cfg->name);
-  sb->ctime = sb->utime = md_time_now ();
+  /* ctime in whole seconds, as mdadm and the kernel write it: md takes
+   * all 64 bits for the array's ctime and mdadm --grow hands back the
+   * low 32 (SET_ARRAY_INFO), which must match, or md refuses the grow
+   * (EINVAL). */
+  sb->utime = md_time_now ();
+  sb->ctime = sb->utime & ((1ULL << 40) - 1);
   sb->level = cfg->level;
   sb->layout = g->lvl->layouts ? cfg->layout : 0;
   sb->size_sectors = g->member_bytes / SECTOR;

@@ -34,14 +34,14 @@ enum {
 /* The feature bits this engine understands well enough to serve. */
 #define SUPPORTED_FEATURES                                                     \
   (MD_FEATURE_BITMAP | MD_FEATURE_RECOVERY_OFFSET | MD_FEATURE_RAID0_LAYOUT    \
-   | MD_FEATURE_PPL | MD_FEATURE_MULTIPLE_PPLS)
+   | MD_FEATURE_PPL | MD_FEATURE_MULTIPLE_PPLS | MD_FEATURE_RESHAPE \
+   | MD_FEATURE_NEW_OFFSET)
 
 /* Features md knows that we refuse, with the name we report. */
 static const struct {
   uint32_t bit;
   const char *name;
 } refused_features[] = {
-  { MD_FEATURE_RESHAPE, "a reshape in progress" },
   { MD_FEATURE_BAD_BLOCKS, "a bad-block list with recorded bad blocks" },
   { MD_FEATURE_REPLACEMENT, "a replacement device" },
   { MD_FEATURE_JOURNAL, "a write journal" },
@@ -192,6 +192,40 @@ check_kind (const uint8_t *b, const struct md_superblock *sb,
   return 0;
 }
 
+/* A reshape in progress: only the kind nbdraid continues, a RAID5
+ * growing onto more members, its data offset moving back (md without
+ * a backup file; the assembly checks that every role moves it alike);
+ * a moved data offset only with a reshape. */
+static int
+check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
+{
+  if (!(sb->feature_map & MD_FEATURE_RESHAPE)) {
+    if (!(sb->feature_map & MD_FEATURE_NEW_OFFSET))
+      return 0;
+    snprintf (err, errlen,
+              "feature_map 0x%x: a new data offset without "
+              "a reshape is not supported",
+              sb->feature_map);
+    return -1;
+  }
+  if (sb->level == 5 && sb->new_level == 5 && sb->new_layout == sb->layout
+      && sb->new_chunk == sb->chunk_sectors && (int32_t)sb->delta_disks > 0
+      && (sb->feature_map & MD_FEATURE_NEW_OFFSET)
+      && (int32_t)sb->new_offset < 0)
+    return 0;
+  snprintf (err, errlen,
+            "feature_map 0x%x: a reshape in progress is not "
+            "supported (RAID%d to RAID%u, %d more members, %s: nbdraid "
+            "continues only a RAID5 growing onto more members with its "
+            "data offset moved back)",
+            sb->feature_map, sb->level, sb->new_level, (int32_t)sb->delta_disks,
+            !(sb->feature_map & MD_FEATURE_NEW_OFFSET)
+                ? "the data offset kept (md with a backup file)"
+            : (int32_t)sb->new_offset < 0 ? "the data offset moved back"
+                                          : "the data offset moved forward");
+  return -1;
+}
+
 /* The checks of the fields the checksum covers: the padding a newer md
  * may use, the features we serve, and the kernel's own sanity checks
  * (super_1_load). */
@@ -222,6 +256,8 @@ check_fields (const uint8_t *b, const struct md_superblock *sb, char *err,
               sb->feature_map, unknown);
     return -1;
   }
+  if (check_reshape (sb, err, errlen) == -1)
+    return -1;
   if (sb->super_offset_sectors != MD_SB_OFFSET_SECTORS) {
     snprintf (err, errlen,
               "super_offset %" PRIu64 " is not %d (only v1.2 metadata, "
@@ -346,11 +382,12 @@ check_ppl_place (const struct md_superblock *sb, char *err, size_t errlen)
               sb->feature_map, sb->level);
     return -1;
   }
-  if (sb->feature_map & MD_FEATURE_BITMAP) {
+  if (sb->feature_map & (MD_FEATURE_BITMAP | MD_FEATURE_RESHAPE)) {
     snprintf (err, errlen,
-              "feature_map 0x%x: a partial parity log and a "
-              "bitmap together (md refuses both)",
-              sb->feature_map);
+              "feature_map 0x%x: a partial parity log and a %s together "
+              "(md refuses both)",
+              sb->feature_map,
+              sb->feature_map & MD_FEATURE_BITMAP ? "bitmap" : "reshape");
     return -1;
   }
   if (off < MD_SB_BLOCK_BYTES / 512 || size < 16

@@ -32,6 +32,8 @@
 #define MD_FEATURE_RESHAPE 0x4
 #define MD_FEATURE_BAD_BLOCKS 0x8
 #define MD_FEATURE_REPLACEMENT 0x10
+/* new_offset holds where the data area moves to in a reshape. */
+#define MD_FEATURE_NEW_OFFSET 0x40
 #define MD_FEATURE_JOURNAL 0x200
 #define MD_FEATURE_PPL 0x400
 #define MD_FEATURE_MULTIPLE_PPLS 0x800
@@ -52,8 +54,9 @@ struct md_superblock {
   /* md's union: the bitmap's offset, or with MD_FEATURE_PPL the
    * PPL's offset (low 16 bits, signed) and size (high 16 bits). */
   int32_t bitmap_offset_sectors;
-  /* Reshape fields: only meaningful with MD_FEATURE_RESHAPE, which we
-   * refuse, but kept so a rewrite preserves what md wrote. */
+  /* Reshape fields: meaningful with MD_FEATURE_RESHAPE (new_offset with
+   * MD_FEATURE_NEW_OFFSET: sectors the data area moves, signed).  We
+   * continue only our own kind of reshape (reshape.h). */
   uint32_t new_level;
   uint64_t reshape_position;
   uint32_t delta_disks;

@@ -349,11 +349,16 @@ void raid_maintenance (struct raid_array *a);
  * an unclean stop (or a fresh create), a recovery onto a spare when a
  * role is empty, the continuation of a recovery that was cut short. */
 enum raid_job_kind {
-  RAID_JOB_NONE, RAID_JOB_RESYNC, RAID_JOB_RECOVERY, RAID_JOB_CHECK,
-  RAID_JOB_REPAIR, RAID_JOB_REPLACE,
+  RAID_JOB_NONE,
+  RAID_JOB_RESYNC,
+  RAID_JOB_RECOVERY,
+  RAID_JOB_CHECK,
+  RAID_JOB_REPAIR,
+  RAID_JOB_REPLACE,
+  RAID_JOB_RESHAPE,
 };
 /* How many kinds there are, for a walk over them all. */
-#define RAID_JOB_KINDS (RAID_JOB_REPLACE + 1)
+#define RAID_JOB_KINDS (RAID_JOB_RESHAPE + 1)
 const char *raid_job_name (enum raid_job_kind kind);
 
 /* Do up to budget bytes (at most RAID_JOB_STEP_MAX) of member I/O of

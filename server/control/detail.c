@@ -32,13 +32,15 @@ state_words (const struct raid_status *st, unsigned active, char *buf,
              size_t len)
 {
   snprintf (buf, len, "%s%s%s%s%s%s", st->clean ? "clean" : "active",
-            st->readonly ? ", read-only" : "",
-            st->failed ? ", FAILED" : "",
+            st->readonly ? ", read-only" : "", st->failed ? ", FAILED" : "",
             active < st->members ? ", degraded" : "",
             st->job == RAID_JOB_RECOVERY || st->job == RAID_JOB_REPLACE
-            ? ", recovering" : st->job == RAID_JOB_RESYNC ? ", resyncing"
-            : st->job == RAID_JOB_CHECK ? ", checking"
-            : st->job == RAID_JOB_REPAIR ? ", repairing" : "",
+                ? ", recovering"
+            : st->job == RAID_JOB_RESYNC  ? ", resyncing"
+            : st->job == RAID_JOB_CHECK   ? ", checking"
+            : st->job == RAID_JOB_REPAIR  ? ", repairing"
+            : st->job == RAID_JOB_RESHAPE ? ", reshaping"
+                                          : "",
             st->synced ? "" : ", resync due");
 }
 
@@ -109,7 +111,9 @@ detail_text (FILE *fp, const struct raid_status *st)
   if (st->job != RAID_JOB_NONE && st->job_total)
     fprintf (fp, "%18s : %" PRIu64 "%% complete\n\n",
              st->job == RAID_JOB_CHECK || st->job == RAID_JOB_REPAIR
-             ? "Check Status" : "Rebuild Status",
+                 ? "Check Status"
+             : st->job == RAID_JOB_RESHAPE ? "Reshape Status"
+                                           : "Rebuild Status",
              st->job_done * 100 / st->job_total);
   fprintf (fp, "%18s : %s\n%18s : %s\n%18s : %" PRIu64 "\n\n", "Name",
            st->name, "UUID", st->uuid, "Events", st->events);

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# nbdraid grow --raid-devices on a RAID5 refuses with one line and a
+# non-zero exit, changing nothing (every superblock's raid_disks,
+# feature map and events, the config): too few spares, fewer members
+# (a shrinking reshape), the count it has, a degraded array, another
+# job running, a reshape already running, a read-only array, members
+# with no room before their data to move it back, an array with a
+# partial parity log; and levels other than RAID1 and RAID5.
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+
+# What must not change.
+signature () {
+  local m
+  for m in $members; do
+    "$NBDRAID" examine --json "$m" | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)[0]
+print(j["raid_disks"], j["feature_map"], j["events"])'
+  done
+  cat "$conf"
+}
+
+# expect_refusal DESCRIPTION EXPECTED-TEXT nbdraid-args...
+expect_refusal () {
+  local what=$1 want=$2 out before
+  shift 2
+  before=$(signature)
+  if out=$("$NBDRAID" "$@" 2>&1); then die "$what: accepted: $out"; fi
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || die "$what: not one line: $out"
+  [ "$out" = "$want" ] || die "$what: expected '$want', got: $out"
+  [ "$(signature)" = "$before" ] || die "$what: the array changed"
+  echo "ok: $what: $out"
+}
+
+new_array r5 5 left-symmetric 64K 4 34M --assume-clean
+dir=$T/r5
+echo "speed-max = 1M" > "$T/speed"
+sed -i "/^\[array\]/r $T/speed" "$conf"
+start_server "$conf"
+expect_refusal "no spare" \
+  "nbdraid: array test needs 1 spare, array has 0 (add them with nbdraid add first)" \
+  grow "$conf" --raid-devices 5
+truncate -s 34M "$dir/s0.img"
+"$NBDRAID" add "$conf" "$dir/s0.img" > /dev/null || die "add refused"
+expect_refusal "one spare for two more" \
+  "nbdraid: array test needs 2 spares, array has 1 (add them with nbdraid add first)" \
+  grow "$conf" --raid-devices 6
+expect_refusal "fewer members" \
+  "nbdraid: array test: fewer members for a RAID5 (a shrinking reshape) is not supported" \
+  grow "$conf" --raid-devices 3
+expect_refusal "the count it has" "nbdraid: array test already has 4 members" \
+  grow "$conf" --raid-devices 4
+
+"$NBDRAID" readonly "$conf" > /dev/null
+expect_refusal "read-only" "nbdraid: array test is read-only" grow "$conf" --raid-devices 5
+"$NBDRAID" readwrite "$conf" > /dev/null
+
+"$NBDRAID" check "$conf" > /dev/null
+wait_status 10 "j['job']['kind'] == 'check'"
+expect_refusal "a job running" "nbdraid: array test is busy with a check; grow it later" \
+  grow "$conf" --raid-devices 5
+"$NBDRAID" idle "$conf" > /dev/null
+stop_server
+
+# Degraded: no spare, so it stays so.
+new_array r5d 5 left-symmetric 64K 4 34M --assume-clean
+start_server "$conf"
+"$NBDRAID" fail "$conf" 2 > /dev/null
+expect_refusal "degraded" \
+  "nbdraid: array test is degraded (member 2 is not active): --raid-devices needs every member active" \
+  grow "$conf" --raid-devices 5
+stop_server
+
+# A reshape running (held at 1M/s): a second one is refused.
+new_array r5b 5 left-symmetric 64K 4 34M --assume-clean
+sed -i "/^\[array\]/r $T/speed" "$conf"
+truncate -s 34M "$T/r5b/s0.img" "$T/r5b/s1.img"
+start_server "$conf"
+"$NBDRAID" add "$conf" "$T/r5b/s0.img" > /dev/null || die "add refused"
+"$NBDRAID" add "$conf" "$T/r5b/s1.img" > /dev/null || die "add refused"
+"$NBDRAID" grow "$conf" --raid-devices 5 > /dev/null || die "grow refused"
+members="$members $T/r5b/s0.img"
+expect_refusal "a reshape running" "nbdraid: array test is busy with a reshape; grow it later" \
+  grow "$conf" --raid-devices 6
+out=$("$NBDRAID" idle "$conf" 2>&1) && die "idle stopped a reshape: $out"
+echo "ok: idle refused: $out"
+stop_server
+
+# No room before the data: data_offset 64 sectors, the bitmap before it.
+new_array r5c 5 left-symmetric 64K 4 34M --assume-clean
+for m in $members; do
+  /usr/bin/python3 "$abs_top_srcdir/client-tests/sb-edit.py" "$m" 128 Q 64 ||
+    die "sb-edit $m failed"
+done
+truncate -s 34M "$T/r5c/s0.img"
+start_server "$conf"
+"$NBDRAID" add "$conf" "$T/r5c/s0.img" > /dev/null || die "add refused"
+expect_refusal "no room" \
+  "nbdraid: member $T/r5c/d0.img has no room for a chunk (65536 bytes) before its data (data offset 32768): the reshape moves the data back, as md does without a backup file" \
+  grow "$conf" --raid-devices 5
+stop_server
+
+new_array r0 0 - 64K 2 34M
+truncate -s 34M "$T/r0/s0.img"
+start_server "$conf"
+"$NBDRAID" add "$conf" "$T/r0/s0.img" > /dev/null || die "add refused"
+expect_refusal "RAID0" \
+  "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5's members only" \
+  grow "$conf" --raid-devices 3
+stop_server
+
+# A partial parity log: md reshapes no array with one.
+new_array r5p 5 left-symmetric 64K 4 34M --assume-clean
+sed -i '/^\[array\]/a consistency-policy = ppl' "$conf"
+"$NBDRAID" create --force --assume-clean "$conf" 2>> "$T/create.log"
+truncate -s 34M "$T/r5p/s0.img"
+start_server "$conf"
+"$NBDRAID" add "$conf" "$T/r5p/s0.img" > /dev/null || die "add refused"
+expect_refusal "a partial parity log" \
+  "nbdraid: array test keeps a partial parity log: md reshapes no array with one" \
+  grow "$conf" --raid-devices 5
+stop_server

@@ -1,0 +1,259 @@
+/* nbdraid: nbdraid grow --raid-devices N on a RAID5, mdadm's --grow
+ * --raid-devices without a backup file: spares take the new roles,
+ * in sync from the start (md's raid5_start_reshape), every role's data
+ * offset is to move back by delta (md's new_offset), and the
+ * superblocks say so (reshape bit, reshape_position 0, delta_disks)
+ * before the reshape job (job-reshape.c) moves the first byte.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reshape-start.h"
+
+/* Spares that can take a role. */
+static unsigned
+usable_spares (const struct raid_array *a)
+{
+  unsigned i, n = 0;
+
+  for (i = 0; i < a->nspares; i++)
+    n += array_spare_fits (a, i);
+  return n;
+}
+
+/* The first byte device s may hold data at: past its superblock
+ * block, its bitmap and its bad-block log, if it has them. */
+static uint64_t
+data_floor (const struct raid_array *a, const struct raid_slot *s)
+{
+  uint64_t floor = MD_SB_OFFSET_BYTES + MD_SB_BLOCK_BYTES, end;
+  int32_t bb = (int32_t)s->sb.bblog_offset;
+
+  if (a->bitmap.present && s->sb.bitmap_offset_sectors > 0) {
+    end = MD_SB_OFFSET_BYTES + (uint64_t)s->sb.bitmap_offset_sectors * 512
+          + a->bitmap.disk_bytes;
+    floor = end > floor ? end : floor;
+  }
+  if (s->sb.bblog_size && bb > 0) {
+    end = MD_SB_OFFSET_BYTES + ((uint64_t)bb + s->sb.bblog_size) * 512;
+    floor = end > floor ? end : floor;
+  }
+  return floor;
+}
+
+/* The most every device that will hold a role can move its data back,
+ * in whole chunks: into *delta; the device with the least room into
+ * *least (an op index). */
+static void
+room (struct raid_array *a, unsigned n, uint64_t *delta, unsigned *least)
+{
+  unsigned i, taken = 0;
+
+  *delta = UINT64_MAX;
+  *least = 0;
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    const struct raid_slot *s = array_slot (a, i);
+    uint64_t r;
+
+    if (i >= a->geo.members) {
+      if (taken == n - a->geo.members
+          || !array_spare_fits (a, i - a->geo.members))
+        continue;
+      taken++;
+    }
+    r = s->data_offset_bytes > data_floor (a, s)
+            ? s->data_offset_bytes - data_floor (a, s)
+            : 0;
+    if (r < *delta) {
+      *delta = r;
+      *least = i;
+    }
+  }
+  *delta = *delta / a->geo.chunk_bytes * a->geo.chunk_bytes;
+}
+
+/* What the array must be: a writable, idle, whole RAID5 of its own
+ * devices; N more members than now, spares for them,
+ * and room before every device's data to move it back a chunk. */
+static int
+check_array (struct raid_array *a, unsigned n, uint64_t *delta, char *err,
+             size_t errlen)
+{
+  unsigned m, least;
+
+  if (a->readonly)
+    return array_refuse (err, errlen, "array %s is read-only", a->name);
+  if (array_check_alive (a) == -1)
+    return array_refuse (err, errlen, "array %s has failed", a->name);
+  if (a->nchildren)
+    return array_refuse (err, errlen,
+                         "array %s is built of nested arrays: "
+                         "changing its members is not supported",
+                         a->name);
+  /* md's check_reshape() refuses too: the log's area lies where the
+   * data would move back to. */
+  if (a->ppl.on)
+    return array_refuse (err, errlen,
+                         "array %s keeps a partial parity log: md reshapes "
+                         "no array with one",
+                         a->name);
+  if (a->job.kind != RAID_JOB_NONE)
+    return array_refuse (err, errlen,
+                         "array %s is busy with a %s; grow it later", a->name,
+                         raid_job_name (a->job.kind));
+  if (a->resync_front < a->ops->sync_units (a))
+    return array_refuse (err, errlen, "array %s has a resync to finish first",
+                         a->name);
+  if (n == a->geo.members)
+    return array_refuse (err, errlen, "array %s already has %u members",
+                         a->name, n);
+  if (n < a->geo.members)
+    return array_refuse (err, errlen,
+                         "array %s: fewer members for a RAID5 (a "
+                         "shrinking reshape) is not supported",
+                         a->name);
+  for (m = 0; m < a->geo.members; m++)
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
+      return array_refuse (err, errlen,
+                           "array %s is degraded (member %u is %s): "
+                           "--raid-devices needs every member active",
+                           a->name, m,
+                           slot_state (&a->slots[m]) == SLOT_RECOVERING
+                               ? "recovering"
+                               : "not active");
+  if (usable_spares (a) < n - a->geo.members)
+    return array_refuse (err, errlen,
+                         "array %s needs %u spare%s, array has %u (add "
+                         "them with nbdraid add first)",
+                         a->name, n - a->geo.members,
+                         n - a->geo.members == 1 ? "" : "s", usable_spares (a));
+  room (a, n, delta, &least);
+  if (*delta == 0)
+    return array_refuse (err, errlen,
+                         "%s %s has no room for a chunk (%" PRIu64 " bytes) "
+                         "before its data (data offset %" PRIu64 "): the "
+                         "reshape moves the data back, as md does without "
+                         "a backup file",
+                         least < a->geo.members ? "member" : "spare",
+                         array_slot (a, least)->path, a->geo.chunk_bytes,
+                         array_slot (a, least)->data_offset_bytes);
+  return 0;
+}
+
+/* Every superblock the array writes records the reshape: n roles, the
+ * old level, layout and chunk kept (md: the new ones in new_*), its
+ * position 0 and the data offset moving back by delta. */
+static void
+record (struct raid_array *a, unsigned old, uint64_t delta)
+{
+  unsigned i;
+
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct md_superblock *sb = &array_slot (a, i)->sb;
+    sb->raid_disks = a->geo.members;
+    sb->feature_map |= MD_FEATURE_RESHAPE | MD_FEATURE_NEW_OFFSET;
+    sb->reshape_position = 0;
+    sb->new_level = (uint32_t)a->geo.level;
+    sb->new_layout = a->geo.layout;
+    sb->new_chunk = (uint32_t)(a->geo.chunk_bytes / 512);
+    sb->delta_disks = a->geo.members - old;
+    sb->new_offset = (uint32_t) - (int32_t)(delta / 512);
+  }
+}
+
+/* With requests held and the array quiesced, sb_lock held: the spares
+ * take roles old..n-1, in sync (they hold no old data; the reshape
+ * writes all of theirs), the geometry becomes the new one at the old
+ * size, the reshape starts at 0 and the superblocks say so. */
+static int
+apply (struct raid_array *a, unsigned n, uint64_t delta, char *changed,
+       size_t changedlen, char *err, size_t errlen)
+{
+  struct raid_reshape *r = &a->reshape;
+  struct raid_geometry g = a->geo, old = a->geo;
+  unsigned m, i;
+  size_t used = 0;
+
+  g.members = n;
+  if (geometry_init (&g, err, errlen) == -1)
+    return -1;
+  if (a->ops->teardown)
+    a->ops->teardown (a);
+  a->level_state = NULL;
+  for (m = old.members; m < n; m++) {
+    memset (&a->slots[m], 0, sizeof a->slots[m]);
+    a->slots[m].state = SLOT_MISSING;
+    a->geo.members = m + 1;
+    for (i = 0; !array_spare_fits (a, i); i++)
+      ; /* check_array counted enough */
+    /* The config's spare line of this device becomes a member line. */
+    used += (size_t)snprintf (changed + used,
+                              used < changedlen ? changedlen - used : 0, "%s\n",
+                              a->spares[i].path);
+    array_promote_spare (a, i, m);
+    __atomic_store_n (&a->slots[m].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
+  }
+  *r = (struct raid_reshape){
+    .active = true,
+    .old = old,
+    .new_bytes = g.array_bytes,
+    .delta = delta,
+    .lock = r->lock,
+  };
+  g.array_bytes = old.array_bytes;
+  a->geo = g;
+  if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
+    return -1;
+  record (a, old.members, delta);
+  reshape_start_job (a);
+  if (array_write_superblocks_locked (a) == -1)
+    return array_refuse (err, errlen,
+                         "array %s failed while its superblocks "
+                         "were written",
+                         a->name);
+  return 0;
+}
+
+int
+raid_admin_reshape (struct raid_array *a, unsigned n, char *changed,
+                    size_t changedlen, char *done, size_t donelen, char *err,
+                    size_t errlen)
+{
+  unsigned old = a->geo.members;
+  uint64_t delta, old_bytes = a->geo.array_bytes;
+  int r;
+
+  changed[0] = '\0';
+  pthread_mutex_lock (&a->sb_lock);
+  r = check_array (a, n, &delta, err, errlen);
+  pthread_mutex_unlock (&a->sb_lock);
+  if (r == -1)
+    return -1;
+  array_hold_requests (a);
+  array_quiesce (a);
+  pthread_mutex_lock (&a->sb_lock);
+  /* Checked again: a member may have failed, a job started. */
+  r = check_array (a, n, &delta, err, errlen);
+  if (r == 0)
+    r = apply (a, n, delta, changed, changedlen, err, errlen);
+  pthread_mutex_unlock (&a->sb_lock);
+  array_unquiesce (a);
+  array_release_requests (a);
+  if (r == -1)
+    return -1;
+  array_log (a, RAID_LOG_INFO,
+             "array %s: reshape from %u to %u members "
+             "starts; data offsets move back %" PRIu64 " bytes; the array "
+             "grows from %" PRIu64 " to %" PRIu64 " bytes at its end",
+             a->name, old, n, delta, old_bytes, a->reshape.new_bytes);
+  snprintf (done, donelen,
+            "array %s is reshaping from %u to %u members; "
+            "it grows from %" PRIu64 " to %" PRIu64 " bytes when done",
+            a->name, old, n, old_bytes, a->reshape.new_bytes);
+  return 0;
+}

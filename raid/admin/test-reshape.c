@@ -1,0 +1,242 @@
+/* nbdraid: grow --raid-devices on a RAID5 (a reshape from 4 to 5
+ * members), with and without a bitmap: mid-way, reads and writes on
+ * both sides of the front give back what was written; the array
+ * stopped there assembles again mid-reshape at its old size, the
+ * reshape resumes and ends with the array a third bigger, the data in
+ * place, the new space zeros and a check clean.  Under valgrind too
+ * (raid/test-valgrind.sh).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test-array.h"
+#include "test-report.h"
+
+#define MEMBER_BYTES (4 * 1024 * 1024)
+
+static unsigned checks;
+
+/* Fill buf with bytes from seed. */
+static void
+randomise (uint8_t *buf, uint64_t len, unsigned seed)
+{
+  uint64_t i;
+
+  for (i = 0; i < len; i++)
+    buf[i] = (uint8_t)rand_r (&seed);
+}
+
+/* How far the job is, in bytes of each member. */
+static uint64_t
+job_done (struct raid_array *a, enum raid_job_kind *kind)
+{
+  uint64_t done, total;
+
+  raid_job_progress (a, kind, &done, &total);
+  return done;
+}
+
+/* Does the whole array read back as want (size bytes)? */
+static int
+reads_back (struct raid_array *a, const char *what, const uint8_t *want,
+            uint64_t size)
+{
+  uint8_t *back = malloc (size);
+  int r = -1;
+
+  if (back && raid_read (a, back, size, 0) == 0
+      && memcmp (back, want, size) == 0)
+    r = 0;
+  else
+    fail ("%s: the data does not read back", what);
+  free (back);
+  return r;
+}
+
+/* Writes of odd lengths at odd places, on both sides of the front. */
+static int
+scatter_writes (struct raid_array *a, const char *what, uint8_t *data,
+                uint64_t size)
+{
+  unsigned seed = 5, i;
+
+  for (i = 0; i < 40; i++) {
+    uint64_t len = 1 + (uint64_t)rand_r (&seed) % 100000;
+    uint64_t off = (uint64_t)rand_r (&seed) * 4099 % (size - len);
+    randomise (data + off, len, i);
+    if (raid_write (a, data + off, len, off, i % 3 == 0) == -1) {
+      fail ("%s: write at %" PRIu64 ": %s", what, off, strerror (errno));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* name.conf again, listing the spare as the fifth member, as nbdraid
+ * grow leaves it; assembled and started. */
+static struct raid_array *
+reassemble (const char *dir, const char *name, const char *keys,
+            struct raid_config *cfg, char *err, size_t errlen)
+{
+  struct raid_options ao = { 0 };
+  struct raid_array *a;
+  char conf[512];
+  unsigned m;
+  FILE *fp;
+
+  snprintf (conf, sizeof conf, "%s/%s.conf", dir, name);
+  fp = fopen (conf, "w");
+  if (!fp)
+    return NULL;
+  fprintf (fp, "[array]\n%s[members]\n", keys);
+  for (m = 0; m < 5; m++)
+    fprintf (fp, "member = %s/%s-%u.img\n", dir, name, m);
+  fclose (fp);
+  if (raid_config_load (conf, cfg, err, errlen) == -1)
+    return NULL;
+  a = raid_assemble (cfg, &ao, err, errlen);
+  if (a && raid_start (a) == -1) {
+    raid_close (a);
+    a = NULL;
+  }
+  return a;
+}
+
+static int
+run_case (const char *dir, const char *name, const char *keys)
+{
+  const struct raid_create_options clean = { .assume_clean = true };
+  struct raid_config cfg, cfg2;
+  struct raid_status *st = malloc (sizeof *st);
+  char err[1024], done[512], changed[1024], path[512];
+  enum raid_job_kind kind;
+  uint64_t old_size, new_size;
+  uint8_t *data = NULL;
+  struct raid_array *a;
+  int r = 1, fd;
+
+  a = test_array (dir, name, keys, 4, MEMBER_BYTES, &clean, &cfg, err,
+                  sizeof err);
+  if (!a || !st) {
+    fail ("%s: %s", name, a ? "out of memory" : err);
+    free (st);
+    return 1;
+  }
+  memset (&cfg2, 0, sizeof cfg2);
+  if (raid_start (a) == -1)
+    goto out;
+  old_size = raid_size (a);
+  new_size = old_size / 3 * 4;
+  data = calloc (1, new_size);
+  if (!data)
+    goto out;
+  randomise (data, old_size, 1);
+  snprintf (path, sizeof path, "%s/%s-4.img", dir, name);
+  fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd == -1 || ftruncate (fd, MEMBER_BYTES) == -1) {
+    fail ("%s: %s", path, strerror (errno));
+    goto out;
+  }
+  close (fd);
+  if (raid_write (a, data, old_size, 0, true) == -1
+      || raid_admin_add (a, path, err, sizeof err) == -1
+      || raid_admin_grow_devices (a, "5", changed, sizeof changed, done,
+                                  sizeof done, err, sizeof err)
+             == -1) {
+    fail ("%s: %s", name, err);
+    goto out;
+  }
+  /* A few windows, then requests on both sides of the front. */
+  while (job_done (a, &kind) < MEMBER_BYTES / 8 && kind == RAID_JOB_RESHAPE)
+    raid_job_step (a, 64 * 1024);
+  if (kind != RAID_JOB_RESHAPE || raid_size (a) != old_size
+      || scatter_writes (a, name, data, old_size) == -1
+      || reads_back (a, name, data, old_size) == -1) {
+    fail ("%s: mid-reshape (job %s, size %" PRIu64 ")", name,
+          raid_job_name (kind), raid_size (a));
+    goto out;
+  }
+  while (job_done (a, &kind) < MEMBER_BYTES / 2 && kind == RAID_JOB_RESHAPE)
+    raid_job_step (a, 256 * 1024);
+  raid_close (a);
+  a = reassemble (dir, name, keys, &cfg2, err, sizeof err);
+  if (!a) {
+    fail ("%s: assembly mid-reshape: %s", name, err);
+    goto out;
+  }
+  job_done (a, &kind);
+  if (kind != RAID_JOB_RESHAPE || raid_size (a) != old_size
+      || reads_back (a, name, data, old_size) == -1) {
+    fail ("%s: reassembled mid-reshape: job %s, size %" PRIu64, name,
+          raid_job_name (kind), raid_size (a));
+    goto out;
+  }
+  while (raid_job_step (a, RAID_JOB_STEP_MAX) == 1)
+    ;
+  if (raid_size (a) != new_size || reads_back (a, name, data, new_size) == -1) {
+    fail ("%s: after the reshape: size %" PRIu64 ", want %" PRIu64, name,
+          raid_size (a), new_size);
+    goto out;
+  }
+  if (raid_job_check (a, false, 0, err, sizeof err) == -1) {
+    fail ("%s: check: %s", name, err);
+    goto out;
+  }
+  while (raid_job_step (a, RAID_JOB_STEP_MAX) == 1)
+    ;
+  raid_get_status (a, st);
+  if (!st->synced || st->mismatches || st->members != 5
+      || raid_status_working (st) != 5) {
+    fail ("%s: after the reshape: synced %d, %" PRIu64 " mismatches, %u of "
+          "%u working",
+          name, st->synced, st->mismatches, raid_status_working (st),
+          st->members);
+    goto out;
+  }
+  checks++;
+  printf ("ok: %s reshaped from 4 to 5 members, %" PRIu64 " to %" PRIu64
+          " bytes\n",
+          name, old_size, new_size);
+  r = 0;
+out:
+  free (data);
+  free (st);
+  raid_close (a);
+  raid_config_free (&cfg);
+  raid_config_free (&cfg2);
+  return r;
+}
+
+int
+main (void)
+{
+  char dir[] = "/tmp/nbdraid-test-reshape.XXXXXX";
+  char cmd[600];
+  int failed = 0;
+
+  if (!mkdtemp (dir)) {
+    perror ("mkdtemp");
+    return 1;
+  }
+  failed |= run_case (dir, "bitmap",
+                      "level = 5\nchunk = 16K\n"
+                      "bitmap-chunk = 64K\n");
+  failed |= run_case (dir, "nobitmap",
+                      "level = 5\nchunk = 64K\n"
+                      "layout = right-asymmetric\nbitmap = none\n");
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system (cmd) != 0)
+    fprintf (stderr, "warning: could not remove %s\n", dir);
+  if (failed || failures)
+    return EXIT_FAILURE;
+  printf ("test-reshape: %u arrays reshaped\n", checks);
+  return EXIT_SUCCESS;
+}

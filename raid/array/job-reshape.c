@@ -1,0 +1,372 @@
+/* nbdraid: the reshape job: md's grow of a RAID5 onto more members
+ * without a backup file.  Window by window, whole new stripes are read
+ * from the old geometry and written in the new one, each role's data
+ * area starting `delta` bytes before the old one (md's new_offset);
+ * the superblocks' reshape_position says how far it got, so that a
+ * server killed anywhere resumes with no data lost.
+ *
+ * md's critical section: the window being written must never hold the
+ * only copy of data not yet moved.  Moving the data offset back makes
+ * that hold by construction, as long as the window stays below where
+ * the superblocks say unmoved data starts.  After a crash the job
+ * resumes at reshape_position (the stripe `safe`), and reads the data
+ * of array addresses from safe * S (S, the bytes of a new stripe; D
+ * and D' the old and new data members, C the chunk) in the old
+ * geometry: it lies in old stripes floor(safe * D' / D) and up, that
+ * is at byte data_offset + floor(safe * D' / D) * C of each role and
+ * above.  New stripe s is written at data_offset - delta + s * C.  So
+ * a window ending at new stripe e overwrites none of it while
+ *     e * C - delta <= floor(safe * D' / D) * C,
+ * the limit below.  With D' > D it grows faster than the front moves
+ * (a third of a stripe per stripe for 3 -> 4 data members): the
+ * superblocks need writing before a window only every so often, and
+ * delta >= C lets the first window (safe = 0) write a stripe.  The
+ * new role holds no old data and needs no such care.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "job.h"
+
+/* A window's data is read whole before it is written: at most this
+ * much of the array at a time. */
+#define WINDOW_BYTES (16 * 1024 * 1024)
+
+/* New stripes in all: the reshape covers each role's whole data area,
+ * the new space past the old data written as zeros with its parity,
+ * as md does, so the grown array is in sync. */
+static uint64_t
+total_stripes (const struct raid_array *a)
+{
+  return a->geo.member_bytes / a->geo.chunk_bytes;
+}
+
+/* The new stripe a window may end at, from where the superblocks say
+ * the front is (see the top of this file). */
+static uint64_t
+window_limit (const struct raid_array *a)
+{
+  const struct raid_reshape *r = &a->reshape;
+
+  return r->delta / a->geo.chunk_bytes
+         + r->safe * a->geo.data_members / r->old.data_members;
+}
+
+int
+reshape_checkpoint (struct raid_array *a)
+{
+  struct raid_reshape *r = &a->reshape;
+  uint64_t front = __atomic_load_n (&r->front, __ATOMIC_ACQUIRE);
+  unsigned i;
+  int rc;
+
+  if (front == r->safe)
+    return 0;
+  /* The new stripes are on the members before the superblocks say so. */
+  if (array_flush (a) == -1)
+    return -1;
+  pthread_mutex_lock (&a->sb_lock);
+  for (i = 0; i < a->geo.members + a->nspares; i++)
+    array_slot (a, i)->sb.reshape_position
+        = front * reshape_stripe_bytes (a) / 512;
+  rc = array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+  if (rc == 0)
+    r->safe = front;
+  return rc;
+}
+
+/* Clear the reshape from superblock sb. */
+static void
+clear_fields (struct md_superblock *sb)
+{
+  sb->feature_map &= ~(MD_FEATURE_RESHAPE | MD_FEATURE_NEW_OFFSET);
+  sb->reshape_position = 0;
+  sb->delta_disks = 0;
+  sb->new_offset = 0;
+}
+
+/* The last window is written: with no request inside the engine, every
+ * role's data starts at its new offset, the array takes its new size
+ * and the superblocks say so (md's raid5_finish_reshape). */
+static int
+finish (struct raid_array *a)
+{
+  struct raid_reshape *r = &a->reshape;
+  uint64_t old_bytes = r->old.array_bytes;
+  unsigned i;
+  int rc;
+
+  array_hold_requests (a);
+  if (array_flush (a) == -1) {
+    array_release_requests (a);
+    return -1;
+  }
+  pthread_mutex_lock (&a->sb_lock);
+  for (i = 0; i < a->geo.members; i++) {
+    struct raid_slot *s = &a->slots[i];
+    /* Re-added while the reshape ran, left out of it: all of it is
+     * rebuilt, in the new geometry. */
+    if (slot_state (s) == SLOT_RECOVERING) {
+      __atomic_store_n (&s->front, 0, __ATOMIC_RELEASE);
+      s->partial = false;
+    }
+    if (!s->io)
+      continue; /* a missing role's device brings its own offset */
+    s->data_offset_bytes -= r->delta;
+    s->sb.data_offset_sectors = s->data_offset_bytes / 512;
+    if (s->sb.data_size_sectors)
+      s->sb.data_size_sectors += r->delta / 512;
+    clear_fields (&s->sb);
+  }
+  for (i = 0; i < a->nspares; i++)
+    clear_fields (&a->spares[i].sb);
+  r->active = false;
+  __atomic_store_n (&a->geo.array_bytes, r->new_bytes, __ATOMIC_RELEASE);
+  /* Stopped uncleanly at some point: the resync starts again from the
+   * first unit of the new geometry (the regions the bitmap marks, or
+   * all), as the old resync position means nothing in it. */
+  if (a->resync_front < a->ops->sync_units (a))
+    a->resync_front = 0;
+  a->last_work_bytes = a->job.pos * a->geo.chunk_bytes;
+  a->job.kind = RAID_JOB_NONE;
+  rc = array_write_superblocks_locked (a);
+  pthread_mutex_unlock (&a->sb_lock);
+  array_release_requests (a);
+  array_log (a, RAID_LOG_INFO,
+             "array %s: reshape finished: %u members, "
+             "%" PRIu64 " bytes (%" PRIu64 " before)",
+             a->name, a->geo.members, a->geo.array_bytes, old_bytes);
+  array_event (a, RAID_EVENT_REBUILD_FINISHED, -1, "reshape");
+  return rc == 0 ? 1 : -1;
+}
+
+/* The job moves data while at most one role is gone (RAID5 does
+ * without one, md reshapes degraded too) and its member I/O works:
+ * else it stops (said once) until the server restarts.  The role gone
+ * into *gone. */
+static int
+usable (struct raid_array *a, unsigned *gone)
+{
+  if (a->reshape.stalled)
+    return -1;
+  if (reshape_gone (a, gone) == 0)
+    return 0;
+  array_log (a, RAID_LOG_ERROR,
+             "array %s: more than one member is gone: "
+             "the reshape stops, and requests fail",
+             a->name);
+  a->reshape.stalled = true;
+  return -1;
+}
+
+/* A window's pieces: new stripes [at, at+n) of it, its data read from
+ * the old geometry into buf from stripe s0 on. */
+struct window {
+  struct pieces p; /* first: run_pieces hands it back */
+  uint8_t *buf;
+  uint64_t s0;
+  unsigned gone; /* the role left out */
+};
+
+static int
+move_piece (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
+{
+  const struct window *w = (const struct window *)p;
+  struct raid_array *a = p->a;
+  const uint64_t S = reshape_stripe_bytes (a);
+  uint64_t from = at * S, end = (at + n) * S, have;
+  uint8_t *buf = w->buf + (at - w->s0) * S;
+
+  /* The old data, and zeros past its end. */
+  if (end > a->reshape.old.array_bytes)
+    end = a->reshape.old.array_bytes;
+  have = end > from ? end - from : 0;
+  if (have && reshape_read_range (a, false, w->gone, buf, have, from) == -1)
+    return -1;
+  memset (buf + have, 0, n * S - have);
+  return reshape_write_stripes (a, w->gone, buf, at, at + n);
+}
+
+/* Move new stripes [s0, s1) with the workers, a few stripes each at a
+ * time, as a rebuild's pieces: while one waits for its reads or
+ * writes, another computes. */
+static int
+move_window (struct raid_array *a, unsigned gone, uint8_t *buf, uint64_t s0,
+             uint64_t s1)
+{
+  const uint64_t C = a->geo.chunk_bytes;
+  struct window w = {
+    .p = { .a = a,
+           .pos = s0,
+           .len = s1 - s0,
+           .do_piece = move_piece,
+           .each = PIECE_BYTES / C ? PIECE_BYTES / C : 1 },
+    .buf = buf,
+    .s0 = s0,
+    .gone = gone,
+  };
+
+  return run_pieces (&w.p, worker_count (a, w.p.each * C, (s1 - s0) * C));
+}
+
+int
+step_reshape (struct raid_array *a, uint64_t budget)
+{
+  struct raid_reshape *r = &a->reshape;
+  const uint64_t C = a->geo.chunk_bytes, S = reshape_stripe_bytes (a);
+  uint64_t n = budget / C, s0, s1;
+  unsigned gone, now_gone;
+  uint8_t *buf;
+  int rc;
+
+  if (usable (a, &gone) == -1)
+    return -1;
+  if (n == 0)
+    n = 1;
+  if (n * S > WINDOW_BYTES)
+    n = WINDOW_BYTES / S ? WINDOW_BYTES / S : 1;
+  buf = malloc (n * S);
+  if (!buf)
+    return -1;
+  pthread_rwlock_wrlock (&r->lock);
+  s0 = r->front;
+  rc = 0;
+  if (window_limit (a) <= s0)
+    rc = reshape_checkpoint (a);
+  /* With safe at s0 the limit is past it: delta >= C (the start). */
+  s1 = s0 + n;
+  if (s1 > window_limit (a))
+    s1 = window_limit (a);
+  if (s1 > total_stripes (a))
+    s1 = total_stripes (a);
+  if (rc == 0)
+    rc = move_window (a, gone, buf, s0, s1);
+  if (rc == 0) {
+    __atomic_store_n (&r->front, s1, __ATOMIC_RELEASE);
+    if (s1 < total_stripes (a) && (s1 - r->safe) * C >= checkpoint_bytes (a))
+      rc = reshape_checkpoint (a);
+  }
+  pthread_rwlock_unlock (&r->lock);
+  free (buf);
+  /* A member failed in the window (a write to it did): the window is
+   * moved again without it, its stripes still below unmoved data. */
+  if (rc == -1 && reshape_gone (a, &now_gone) == 0 && now_gone != gone)
+    return 1;
+  if (rc == -1) {
+    array_log (a, RAID_LOG_ERROR,
+               "array %s: the reshape stops at new "
+               "stripe %" PRIu64 " of %" PRIu64 ": %s; requests fail where "
+               "the members do, until the server restarts",
+               a->name, s0, total_stripes (a), strerror (errno ? errno : EIO));
+    r->stalled = true;
+    return -1;
+  }
+  pthread_mutex_lock (&a->sb_lock);
+  a->job.pos = s1;
+  a->job.work_bytes += (s1 - s0) * C;
+  pthread_mutex_unlock (&a->sb_lock);
+  if (s1 == total_stripes (a))
+    return finish (a);
+  return 1;
+}
+
+void
+reshape_start_job (struct raid_array *a)
+{
+  a->job = (struct raid_job){
+    .kind = RAID_JOB_RESHAPE,
+    .pos = a->reshape.front,
+    .end = total_stripes (a),
+    .started_at = a->reshape.front,
+  };
+  array_log (a, RAID_LOG_INFO,
+             "array %s: reshape from %u to %u members "
+             "runs from new stripe %" PRIu64 " of %" PRIu64,
+             a->name, a->reshape.old.members, a->geo.members, a->job.pos,
+             a->job.end);
+  array_event (a, RAID_EVENT_REBUILD_STARTED, -1, "reshape");
+}
+
+int
+reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
+              size_t errlen)
+{
+  struct raid_reshape *r = &a->reshape;
+  int32_t delta_disks = (int32_t)ref->delta_disks;
+  int32_t moved = (int32_t)ref->new_offset;
+  uint64_t S, pos;
+  unsigned m, gone = 0;
+
+  if (!(ref->feature_map & MD_FEATURE_RESHAPE))
+    return 0;
+  /* The superblock's checks allow only a RAID5 growing (superblock.c);
+   * the old geometry must still be one (geometry_init says why not). */
+  r->old = a->geo;
+  r->old.members = a->geo.members - (unsigned)delta_disks;
+  if (geometry_init (&r->old, err, errlen) == -1)
+    return -1;
+  r->delta = (uint64_t)(-(int64_t)moved) * 512;
+  for (m = 0; m < a->geo.members; m++) {
+    const struct raid_slot *s = &a->slots[m];
+    if (slot_state (s) != SLOT_ACTIVE && gone++)
+      return array_refuse (err, errlen,
+                           "array %s is in the middle of a reshape and "
+                           "member %u (%s) is the second not active: a "
+                           "RAID5 continues a reshape without one at most",
+                           a->name, m, s->path ? s->path : "missing");
+    if (slot_state (s) != SLOT_ACTIVE)
+      continue;
+    if (!(s->sb.feature_map & MD_FEATURE_NEW_OFFSET)
+        || s->sb.new_offset != ref->new_offset
+        || s->data_offset_bytes < r->delta + 2 * MD_SB_OFFSET_BYTES)
+      return array_refuse (err, errlen,
+                           "member %u (%s): new_offset %d sectors, the "
+                           "array's %d: not a reshape nbdraid can continue",
+                           m, s->path, (int32_t)s->sb.new_offset, moved);
+  }
+  S = reshape_stripe_bytes (a);
+  pos = ref->reshape_position * 512;
+  if (pos % S || pos / S > total_stripes (a))
+    return array_refuse (err, errlen,
+                         "array %s: reshape_position %" PRIu64 " is not "
+                         "on a boundary of its new stripes (%" PRIu64
+                         " sectors)",
+                         a->name, ref->reshape_position, S / 512);
+  r->front = r->safe = pos / S;
+  r->new_bytes = a->geo.array_bytes;
+  a->geo.array_bytes = r->old.array_bytes;
+  r->active = true;
+  array_log (a, RAID_LOG_INFO,
+             "array %s: reshape from %u to %u members "
+             "resumes at new stripe %" PRIu64 " of %" PRIu64,
+             a->name, r->old.members, a->geo.members, r->front,
+             total_stripes (a));
+  reshape_start_job (a);
+  return 0;
+}
+
+/* Devices that missed the last superblock write of a finished reshape
+ * still say where their data started before: move them on. */
+void
+reshape_settle_lagging (struct raid_array *a, const struct md_superblock *ref)
+{
+  unsigned m;
+
+  if (ref->feature_map & MD_FEATURE_RESHAPE)
+    return;
+  for (m = 0; m < a->geo.members; m++) {
+    struct raid_slot *s = &a->slots[m];
+    if (!s->io || !(s->sb.feature_map & MD_FEATURE_NEW_OFFSET))
+      continue;
+    s->data_offset_bytes += (uint64_t)(int64_t)(int32_t)s->sb.new_offset * 512;
+    s->sb.data_offset_sectors = s->data_offset_bytes / 512;
+    clear_fields (&s->sb);
+  }
+}

@@ -1,0 +1,102 @@
+/* nbdraid: a restriping reshape in progress (md's grow of a RAID5 onto
+ * more members): its state, the requests' paths while it runs
+ * (reshape-io.c) and the job that moves the data (job-reshape.c).
+ *
+ * While it runs, a->geo is the new geometry (every role, the new data
+ * offsets) except for its array_bytes, which stay the old size until
+ * the end; addresses below the front are in the new geometry, the
+ * others still in the old one.  Both are read and written through the
+ * members' absolute offsets, not through the level's request paths.
+ */
+#ifndef NBDRAID_RESHAPE_H
+#define NBDRAID_RESHAPE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "geometry.h"
+
+struct raid_array;
+struct md_superblock;
+
+struct raid_reshape {
+  bool active;
+  struct raid_geometry old; /* where addresses at the front and above are */
+  uint64_t new_bytes;       /* the array's size once done */
+  /* Bytes each role's data offset moves back: the new data area starts
+   * this much before the old one (md's new_offset, negative). */
+  uint64_t delta;
+  /* New stripes written (front, atomic), and written as far as the
+   * superblocks' reshape_position says (safe). */
+  uint64_t front;
+  uint64_t safe;
+  /* Client reads share it, client writes and the job's windows hold
+   * it alone. */
+  pthread_rwlock_t lock;
+  bool stalled; /* a member failed: said once */
+};
+
+/* Bytes of array one new stripe holds. */
+uint64_t reshape_stripe_bytes (const struct raid_array *a);
+
+/* The sync units (stripes, as member offsets: the bitmap's) a write
+ * of [offset, offset+count) may touch in either geometry: from its
+ * first new stripe (it starts lower in the new geometry, which has
+ * more data members) to its last old one.  After a crash the reshape
+ * rewrites the old geometry's stripes with their parity, and the
+ * resync that follows an unclean stop finds the new ones marked. */
+void reshape_sync_units (const struct raid_array *a, uint64_t offset,
+                         uint64_t count, uint64_t *first, uint64_t *last);
+
+/* Requests while a reshape runs: 0, or -1 with errno set.  buf NULL
+ * writes zeros. */
+int reshape_read (struct raid_array *a, void *buf, uint64_t count,
+                  uint64_t offset);
+int reshape_write (struct raid_array *a, const void *buf, uint64_t count,
+                   uint64_t offset);
+
+/* The superblocks say where the front is (flushing what the job wrote
+ * first).  With the lock held alone.  0, or -1 if the array failed. */
+int reshape_checkpoint (struct raid_array *a);
+
+/* Each window of the job: 1 while more, -1 on error. */
+int step_reshape (struct raid_array *a, uint64_t budget);
+
+/* The array's job becomes the reshape, from the front: every verb
+ * that wants the array idle refuses meanwhile.  sb_lock held (or the
+ * array not serving yet). */
+void reshape_start_job (struct raid_array *a);
+
+/* At assembly, from the freshest superblock: take up the reshape it
+ * records.  0, or -1 with the reason in err. */
+int reshape_load (struct raid_array *a, const struct md_superblock *ref,
+                  char *err, size_t errlen);
+
+/* The role not to use, failed or missing, in *gone
+ * (GEOMETRY_NO_DISK: none): 0, or -1 (EIO) when more than one is,
+ * which a RAID5 cannot do without. */
+int reshape_gone (const struct raid_array *a, unsigned *gone);
+
+/* Read array bytes [offset, offset+count) in the new geometry
+ * (new_geo) or the old one, rebuilding what the gone role holds; the
+ * job's window writes whole new stripes first..last-1 from data (their
+ * data chunks in order), leaving the gone role out.  0, or -1 with
+ * errno set (a failed read logged; a member a write failed on is
+ * failed). */
+int reshape_read_range (struct raid_array *a, bool new_geo, unsigned gone,
+                        uint8_t *buf, uint64_t count, uint64_t offset);
+int reshape_write_stripes (struct raid_array *a, unsigned gone,
+                           const uint8_t *data, uint64_t first, uint64_t last);
+
+/* At assembly, when the freshest superblock says a reshape finished:
+ * devices that missed that write take their new data offset. */
+void reshape_settle_lagging (struct raid_array *a,
+                             const struct md_superblock *ref);
+
+/* The absolute offset of byte off of role m's data area in the new
+ * (new_geo) or the old geometry. */
+uint64_t reshape_member_offset (const struct raid_array *a, unsigned m,
+                                bool new_geo, uint64_t off);
+
+#endif
