@@ -57,11 +57,11 @@ expect_refusal "degraded" \
   grow "$conf" --raid-devices 2
 stop_server
 
-new_array r6 6 left-symmetric 64K 4 34M --assume-clean
+new_array r0 0 - 64K 3 34M --assume-clean
 start_server "$conf"
-expect_refusal "RAID6" \
-  "nbdraid: array test is RAID6: --raid-devices changes a RAID1's mirrors or a RAID5's members only" \
-  grow "$conf" --raid-devices 5
+expect_refusal "RAID0" \
+  "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5/6's members only" \
+  grow "$conf" --raid-devices 4
 stop_server
 
 # Nested: RAID0 over two RAID1 groups; the groups' members are not

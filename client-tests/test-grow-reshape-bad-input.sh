@@ -5,7 +5,7 @@
 # (a shrinking reshape), the count it has, a degraded array, another
 # job running, a reshape already running, a read-only array, members
 # with no room before their data to move it back, an array with a
-# partial parity log; and levels other than RAID1 and RAID5.
+# partial parity log; and levels other than RAID1, RAID5 and RAID6.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -106,7 +106,7 @@ truncate -s 34M "$T/r0/s0.img"
 start_server "$conf"
 "$NBDRAID" add "$conf" "$T/r0/s0.img" > /dev/null || die "add refused"
 expect_refusal "RAID0" \
-  "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5's members only" \
+  "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5/6's members only" \
   grow "$conf" --raid-devices 3
 stop_server
 

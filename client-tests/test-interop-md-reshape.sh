@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # nbdraid takes up a reshape Linux md left half-way: a 4-member RAID5
+# (RAID6 with RESHAPE_LEVEL=6: test-interop-md-reshape-raid6.sh)
 # nbdraid created and filled, grown in a guest with mdadm --add and
 # mdadm --grow --raid-devices=5 without a backup file (md moves each
 # member's data offset back; mdadm --grow works on an array nbdraid
 # made: its ctime is whole seconds, as md wants it), stopped at about a
 # fifth.  nbdraid serves the five members mid-reshape at the old size
 # with every byte, resumes the reshape where md's superblocks say, and
-# ends it: the array is a third bigger, holds the data (the new space
-# zeros), a check is clean, the members match md's layout for 5
+# ends it: the array holds one more data chunk a stripe and the data
+# (the new space zeros), a check is clean, the members match md's layout for 5
 # members, and md assembles the result and finds no mismatch either.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
@@ -15,11 +16,14 @@ requires nbdkit
 requires nbdcopy
 requires nbdinfo
 requires_guest
+level=${RESHAPE_LEVEL:-5}
+name=r$level
+data_members=$((level == 5 ? 3 : 2))
 
-interop_config "$T/r5" 5 left-symmetric 64K 4 24M none
+interop_config "$T/$name" "$level" left-symmetric 64K 4 24M none
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
   { cat "$T/create.log" >&2; die "nbdraid create failed"; }
-truncate -s 24M "$T/r5/d4.img"
+truncate -s 24M "$T/$name/d4.img"
 start_server "$conf"
 size=$(export_size)
 seeded_data "$T/data" "$size" md-reshape
@@ -27,14 +31,14 @@ nbdcopy --flush "$T/data" "$uri"
 stop_server
 sum=$(md5 "$T/data")
 
-mapfile -t disks < <(disk_args r5 "$T/r5" 5)
-guest_script "$T/guest.sh" <<'EOF2'
-if ! out=$(mdadm --assemble /dev/md0 $(members r5 4) 2>&1); then
+mapfile -t disks < <(disk_args "$name" "$T/$name" 5)
+{ echo "name=$name"; cat; } <<'EOF2' | guest_script "$T/guest.sh"
+if ! out=$(mdadm --assemble /dev/md0 $(members $name 4) 2>&1); then
   fail "mdadm --assemble: $out"
 else
   echo 300 > /proc/sys/dev/raid/speed_limit_min
   echo 300 > /proc/sys/dev/raid/speed_limit_max
-  mdadm --add /dev/md0 /dev/disk/r5-4 > /dev/null 2>&1 || fail "mdadm --add"
+  mdadm --add /dev/md0 /dev/disk/$name-4 > /dev/null 2>&1 || fail "mdadm --add"
   if ! out=$(mdadm --grow /dev/md0 --raid-devices=5 2>&1 < /dev/null); then
     fail "mdadm --grow: $out"
   else
@@ -46,15 +50,15 @@ else
     done
     grep -A3 '^md0' /proc/mdstat
     mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "mdadm --stop"
-    mdadm --examine /dev/disk/r5-0 | grep -E 'Feature|Raid Devices|Offset|Reshape|Delta'
-    mdadm --examine /dev/disk/r5-0 | grep -q 'Reshape pos' && echo "left reshaping"
+    mdadm --examine /dev/disk/$name-0 | grep -E 'Feature|Raid Devices|Offset|Reshape|Delta'
+    mdadm --examine /dev/disk/$name-0 | grep -q 'Reshape pos' && echo "left reshaping"
   fi
 fi
 EOF2
 guest_run md-grow "${disks[@]}" "$T/guest.sh"
 grep -q '^left reshaping$' "$T/md-grow.out" || die "md did not leave a reshape in progress"
 
-printf 'member = %s\n' "$T/r5/d4.img" >> "$conf"
+printf 'member = %s\n' "$T/$name/d4.img" >> "$conf"
 printf 'speed-max = 2M\n' > "$T/speed"
 sed -i "/^\[array\]/r $T/speed" "$conf"
 start_server "$conf"
@@ -67,7 +71,8 @@ nbdcopy "$uri" "$T/out"
 "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
 wait_status 60 "j['job']['kind'] == 'idle'"
 new=$(export_size)
-[ "$new" = $((size / 3 * 4)) ] || die "the array is $new bytes, not $((size / 3 * 4))"
+[ "$new" = $((size / data_members * (data_members + 1))) ] ||
+  die "the array is $new bytes, not $((size / data_members * (data_members + 1)))"
 nbdcopy "$uri" "$T/out2"
 cmp -n "$size" "$T/out" "$T/out2" || die "the data differs after the reshape"
 cmp -n "$((new - size))" -i "$size:0" "$T/out2" /dev/zero || die "the new space is not zeros"
@@ -75,16 +80,16 @@ cmp -n "$((new - size))" -i "$size:0" "$T/out2" /dev/zero || die "the new space 
 wait_status 60 "j['job']['kind'] == 'idle'"
 status_is "j['mismatches'] == 0" || die "mismatches after the reshape: $(status_json)"
 stop_server
-members=$(member_paths "$T/r5" 5)
+members=$(member_paths "$T/$name" 5)
 check_members_hold "$T/out2"
 sum2=$(md5 "$T/out2")
 
 guest_script "$T/guest2.sh" <<EOF2
-if ! out=\$(mdadm --assemble /dev/md0 \$(members r5 5) 2>&1); then
+if ! out=\$(mdadm --assemble /dev/md0 \$(members $name 5) 2>&1); then
   fail "mdadm --assemble: \$out"
 else
-  md_holds r5 /dev/md0 $new $sum2
-  md_check r5 md0
+  md_holds $name /dev/md0 $new $sum2
+  md_check $name md0
   mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "mdadm --stop"
 fi
 EOF2

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Linux md takes up a reshape nbdraid left half-way: a 4-member RAID5
-# grown with nbdraid grow --raid-devices 5, the server stopped in the
+# (RAID6 with RESHAPE_LEVEL=6: test-interop-reshape-raid6.sh) grown
+# with nbdraid grow --raid-devices 5, the server stopped in the
 # middle (its superblocks say the reshape bit, reshape_position,
 # delta_disks 1 and each member's data offset moving back).  In a
 # guest md assembles the five members, finishes the reshape, and the
@@ -12,31 +13,34 @@ requires nbdkit
 requires nbdcopy
 requires nbdinfo
 requires_guest
+level=${RESHAPE_LEVEL:-5}
+name=r$level
+data_members=$((level == 5 ? 3 : 2))
 
-interop_config "$T/r5" 5 left-symmetric 64K 4 24M none
+interop_config "$T/$name" "$level" left-symmetric 64K 4 24M none
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
   { cat "$T/create.log" >&2; die "nbdraid create failed"; }
-truncate -s 24M "$T/r5/d4.img"
+truncate -s 24M "$T/$name/d4.img"
 printf 'speed-min = 1M\nspeed-max = 1M\n' > "$T/speed"
 sed -i "/^\[array\]/r $T/speed" "$conf"
 start_server "$conf"
 size=$(export_size)
 seeded_data "$T/data" "$size" reshape
 nbdcopy --flush "$T/data" "$uri"
-"$NBDRAID" add "$conf" "$T/r5/d4.img" > /dev/null || die "add refused"
+"$NBDRAID" add "$conf" "$T/$name/d4.img" > /dev/null || die "add refused"
 "$NBDRAID" grow "$conf" --raid-devices 5 > /dev/null || die "grow refused"
 wait_status 60 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 8 * 1048576" ||
   die "the reshape did not get far: $(status_json)"
 stop_server
 grep -q "reshape finished" "$T/nbdkit.log" && die "the reshape finished before the stop"
-new=$((size / 3 * 4))
+new=$((size / data_members * (data_members + 1)))
 truncate -s "$new" "$T/data"
 sum=$(md5 "$T/data")
 
-mapfile -t disks < <(disk_args r5 "$T/r5" 5)
+mapfile -t disks < <(disk_args "$name" "$T/$name" 5)
 guest_script "$T/guest.sh" <<EOF2
-mdadm --examine /dev/disk/r5-0 | grep -E 'Reshape|Delta|Data Offset|New Offset|Raid Devices'
-if ! out=\$(mdadm --assemble /dev/md0 \$(members r5 5) 2>&1); then
+mdadm --examine /dev/disk/$name-0 | grep -E 'Reshape|Delta|Data Offset|New Offset|Raid Devices'
+if ! out=\$(mdadm --assemble /dev/md0 \$(members $name 5) 2>&1); then
   fail "mdadm --assemble: \$out"
 else
   echo "assemble: \$out"
@@ -48,8 +52,8 @@ else
   fi
   wait_idle md0 || fail "the reshape did not finish"
   cat /proc/mdstat
-  md_holds r5 /dev/md0 $new $sum
-  md_check r5 md0
+  md_holds $name /dev/md0 $new $sum
+  md_check $name md0
   mdadm --detail /dev/md0 | grep -E 'Raid Devices|Array Size|State :'
   mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "mdadm --stop"
 fi

@@ -1,4 +1,4 @@
-/* nbdraid: nbdraid grow --raid-devices N on a RAID5, mdadm's --grow
+/* nbdraid: nbdraid grow --raid-devices N on a RAID5/6, mdadm's --grow
  * --raid-devices without a backup file: spares take the new roles,
  * in sync from the start (md's raid5_start_reshape), every role's data
  * offset is to move back by delta (md's new_offset), and the
@@ -77,7 +77,7 @@ room (struct raid_array *a, unsigned n, uint64_t *delta, unsigned *least)
   *delta = *delta / a->geo.chunk_bytes * a->geo.chunk_bytes;
 }
 
-/* What the array must be: a writable, idle, whole RAID5 of its own
+/* What the array must be: a writable, idle, whole RAID5/6 of its own
  * devices; N more members than now, spares for them,
  * and room before every device's data to move it back a chunk. */
 static int
@@ -114,9 +114,9 @@ check_array (struct raid_array *a, unsigned n, uint64_t *delta, char *err,
                          a->name, n);
   if (n < a->geo.members)
     return array_refuse (err, errlen,
-                         "array %s: fewer members for a RAID5 (a "
+                         "array %s: fewer members for a RAID%d (a "
                          "shrinking reshape) is not supported",
-                         a->name);
+                         a->name, a->geo.level);
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
       return array_refuse (err, errlen,
@@ -209,6 +209,9 @@ apply (struct raid_array *a, unsigned n, uint64_t delta, char *changed,
   a->geo = g;
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
+  if (reshape_codes_init (a) == -1)
+    return array_refuse (err, errlen, "array %s: %s", a->name,
+                         strerror (errno));
   record (a, old.members, delta);
   reshape_start_job (a);
   if (array_write_superblocks_locked (a) == -1)

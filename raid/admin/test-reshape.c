@@ -1,10 +1,11 @@
-/* nbdraid: grow --raid-devices on a RAID5 (a reshape from 4 to 5
- * members), with and without a bitmap: mid-way, reads and writes on
- * both sides of the front give back what was written; the array
- * stopped there assembles again mid-reshape at its old size, the
- * reshape resumes and ends with the array a third bigger, the data in
- * place, the new space zeros and a check clean.  Under valgrind too
- * (raid/test-valgrind.sh).
+/* nbdraid: grow --raid-devices on a RAID5 and a RAID6 (a reshape from
+ * 4 to 5 members), with and without a bitmap: mid-way, reads and
+ * writes on both sides of the front give back what was written; the
+ * array stopped there assembles again mid-reshape at its old size, the
+ * reshape resumes and ends with the array bigger (a third, a half), the
+ * data in place, the new space zeros and a check clean.  A RAID6 that
+ * loses two members mid-way goes on without them to the same end.
+ * Under valgrind too (raid/test-valgrind.sh).
  */
 #include <config.h>
 
@@ -110,9 +111,30 @@ reassemble (const char *dir, const char *name, const char *keys,
   return a;
 }
 
+/* Fail the roles listed in fails ("1,3"; "" none). */
 static int
-run_case (const char *dir, const char *name, const char *keys)
+fail_roles (struct raid_array *a, const char *name, const char *fails)
 {
+  char role[8], err[512];
+  const char *p;
+
+  for (p = fails; *p; p += strcspn (p, ",") + (p[strcspn (p, ",")] != 0)) {
+    snprintf (role, sizeof role, "%.*s", (int)strcspn (p, ","), p);
+    if (raid_admin_fail (a, role, true, err, sizeof err) == -1) {
+      fail ("%s: fail %s: %s", name, role, err);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* A reshape of a 4-member array of `keys` with old_data data members
+ * onto 5, the roles in `fails` failed half-way. */
+static int
+run_case (const char *dir, const char *name, const char *keys,
+          unsigned old_data, const char *fails)
+{
+  const unsigned working = 5 - (unsigned)(strlen (fails) + 1) / 2;
   const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg, cfg2;
   struct raid_status *st = malloc (sizeof *st);
@@ -134,7 +156,7 @@ run_case (const char *dir, const char *name, const char *keys)
   if (raid_start (a) == -1)
     goto out;
   old_size = raid_size (a);
-  new_size = old_size / 3 * 4;
+  new_size = old_size / old_data * (old_data + 1);
   data = calloc (1, new_size);
   if (!data)
     goto out;
@@ -164,6 +186,8 @@ run_case (const char *dir, const char *name, const char *keys)
           raid_job_name (kind), raid_size (a));
     goto out;
   }
+  if (fail_roles (a, name, fails) == -1)
+    goto out;
   while (job_done (a, &kind) < MEMBER_BYTES / 2 && kind == RAID_JOB_RESHAPE)
     raid_job_step (a, 256 * 1024);
   raid_close (a);
@@ -186,7 +210,8 @@ run_case (const char *dir, const char *name, const char *keys)
           raid_size (a), new_size);
     goto out;
   }
-  if (raid_job_check (a, false, 0, err, sizeof err) == -1) {
+  /* A check needs every member. */
+  if (working == 5 && raid_job_check (a, false, 0, err, sizeof err) == -1) {
     fail ("%s: check: %s", name, err);
     goto out;
   }
@@ -194,7 +219,7 @@ run_case (const char *dir, const char *name, const char *keys)
     ;
   raid_get_status (a, st);
   if (!st->synced || st->mismatches || st->members != 5
-      || raid_status_working (st) != 5) {
+      || raid_status_working (st) != working) {
     fail ("%s: after the reshape: synced %d, %" PRIu64 " mismatches, %u of "
           "%u working",
           name, st->synced, st->mismatches, raid_status_working (st),
@@ -228,10 +253,20 @@ main (void)
   }
   failed |= run_case (dir, "bitmap",
                       "level = 5\nchunk = 16K\n"
-                      "bitmap-chunk = 64K\n");
+                      "bitmap-chunk = 64K\n",
+                      3, "");
   failed |= run_case (dir, "nobitmap",
                       "level = 5\nchunk = 64K\n"
-                      "layout = right-asymmetric\nbitmap = none\n");
+                      "layout = right-asymmetric\nbitmap = none\n",
+                      3, "");
+  failed |= run_case (dir, "raid6",
+                      "level = 6\nchunk = 16K\n"
+                      "bitmap-chunk = 64K\n",
+                      2, "");
+  failed |= run_case (dir, "raid6-degraded",
+                      "level = 6\nchunk = 32K\n"
+                      "layout = left-asymmetric\nbitmap = none\n",
+                      2, "1,4");
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);

@@ -1,5 +1,5 @@
-/* nbdraid: the reshape job: md's grow of a RAID5 onto more members
- * without a backup file.  Window by window, whole new stripes are read
+/* nbdraid: the reshape job: md's grow of a RAID5 or RAID6 onto more
+ * members without a backup file.  Window by window, whole new stripes are read
  * from the old geometry and written in the new one, each role's data
  * area starting `delta` bytes before the old one (md's new_offset);
  * the superblocks' reshape_position says how far it got, so that a
@@ -128,6 +128,7 @@ finish (struct raid_array *a)
   for (i = 0; i < a->nspares; i++)
     clear_fields (&a->spares[i].sb);
   r->active = false;
+  reshape_codes_free (a);
   __atomic_store_n (&a->geo.array_bytes, r->new_bytes, __ATOMIC_RELEASE);
   /* Stopped uncleanly at some point: the resync starts again from the
    * first unit of the new geometry (the regions the bitmap marks, or
@@ -147,21 +148,22 @@ finish (struct raid_array *a)
   return rc == 0 ? 1 : -1;
 }
 
-/* The job moves data while at most one role is gone (RAID5 does
- * without one, md reshapes degraded too) and its member I/O works:
- * else it stops (said once) until the server restarts.  The role gone
- * into *gone. */
+/* The job moves data while no more roles are gone than the parity
+ * does without (md reshapes degraded too) and its member I/O works:
+ * else it stops (said once) until the server restarts.  The roles
+ * gone into *gone. */
 static int
-usable (struct raid_array *a, unsigned *gone)
+usable (struct raid_array *a, struct member_set *gone)
 {
   if (a->reshape.stalled)
     return -1;
   if (reshape_gone (a, gone) == 0)
     return 0;
   array_log (a, RAID_LOG_ERROR,
-             "array %s: more than one member is gone: "
+             "array %s: more than %u member%s gone: "
              "the reshape stops, and requests fail",
-             a->name);
+             a->name, a->geo.parity_members,
+             a->geo.parity_members == 1 ? " is" : "s are");
   a->reshape.stalled = true;
   return -1;
 }
@@ -172,7 +174,7 @@ struct window {
   struct pieces p; /* first: run_pieces hands it back */
   uint8_t *buf;
   uint64_t s0;
-  unsigned gone; /* the role left out */
+  struct member_set gone; /* the roles left out */
 };
 
 static int
@@ -188,18 +190,18 @@ move_piece (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
   if (end > a->reshape.old.array_bytes)
     end = a->reshape.old.array_bytes;
   have = end > from ? end - from : 0;
-  if (have && reshape_read_range (a, false, w->gone, buf, have, from) == -1)
+  if (have && reshape_read_range (a, false, &w->gone, buf, have, from) == -1)
     return -1;
   memset (buf + have, 0, n * S - have);
-  return reshape_write_stripes (a, w->gone, buf, at, at + n);
+  return reshape_write_stripes (a, &w->gone, buf, at, at + n);
 }
 
 /* Move new stripes [s0, s1) with the workers, a few stripes each at a
  * time, as a rebuild's pieces: while one waits for its reads or
  * writes, another computes. */
 static int
-move_window (struct raid_array *a, unsigned gone, uint8_t *buf, uint64_t s0,
-             uint64_t s1)
+move_window (struct raid_array *a, const struct member_set *gone, uint8_t *buf,
+             uint64_t s0, uint64_t s1)
 {
   const uint64_t C = a->geo.chunk_bytes;
   struct window w = {
@@ -210,7 +212,7 @@ move_window (struct raid_array *a, unsigned gone, uint8_t *buf, uint64_t s0,
            .each = PIECE_BYTES / C ? PIECE_BYTES / C : 1 },
     .buf = buf,
     .s0 = s0,
-    .gone = gone,
+    .gone = *gone,
   };
 
   return run_pieces (&w.p, worker_count (a, w.p.each * C, (s1 - s0) * C));
@@ -222,7 +224,7 @@ step_reshape (struct raid_array *a, uint64_t budget)
   struct raid_reshape *r = &a->reshape;
   const uint64_t C = a->geo.chunk_bytes, S = reshape_stripe_bytes (a);
   uint64_t n = budget / C, s0, s1;
-  unsigned gone, now_gone;
+  struct member_set gone, now_gone;
   uint8_t *buf;
   int rc;
 
@@ -247,7 +249,7 @@ step_reshape (struct raid_array *a, uint64_t budget)
   if (s1 > total_stripes (a))
     s1 = total_stripes (a);
   if (rc == 0)
-    rc = move_window (a, gone, buf, s0, s1);
+    rc = move_window (a, &gone, buf, s0, s1);
   if (rc == 0) {
     __atomic_store_n (&r->front, s1, __ATOMIC_RELEASE);
     if (s1 < total_stripes (a) && (s1 - r->safe) * C >= checkpoint_bytes (a))
@@ -257,7 +259,8 @@ step_reshape (struct raid_array *a, uint64_t budget)
   free (buf);
   /* A member failed in the window (a write to it did): the window is
    * moved again without it, its stripes still below unmoved data. */
-  if (rc == -1 && reshape_gone (a, &now_gone) == 0 && now_gone != gone)
+  if (rc == -1 && reshape_gone (a, &now_gone) == 0
+      && memcmp (&now_gone, &gone, sizeof gone) != 0)
     return 1;
   if (rc == -1) {
     array_log (a, RAID_LOG_ERROR,
@@ -306,7 +309,7 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
 
   if (!(ref->feature_map & MD_FEATURE_RESHAPE))
     return 0;
-  /* The superblock's checks allow only a RAID5 growing (superblock.c);
+  /* The superblock's checks allow only a RAID5/6 growing (superblock.c);
    * the old geometry must still be one (geometry_init says why not). */
   r->old = a->geo;
   r->old.members = a->geo.members - (unsigned)delta_disks;
@@ -315,12 +318,13 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   r->delta = (uint64_t)(-(int64_t)moved) * 512;
   for (m = 0; m < a->geo.members; m++) {
     const struct raid_slot *s = &a->slots[m];
-    if (slot_state (s) != SLOT_ACTIVE && gone++)
+    if (slot_state (s) != SLOT_ACTIVE && gone++ == a->geo.parity_members)
       return array_refuse (err, errlen,
                            "array %s is in the middle of a reshape and "
-                           "member %u (%s) is the second not active: a "
-                           "RAID5 continues a reshape without one at most",
-                           a->name, m, s->path ? s->path : "missing");
+                           "member %u (%s) is one more not active than "
+                           "a RAID%d continues a reshape without",
+                           a->name, m, s->path ? s->path : "missing",
+                           a->geo.level);
     if (slot_state (s) != SLOT_ACTIVE)
       continue;
     if (!(s->sb.feature_map & MD_FEATURE_NEW_OFFSET)
@@ -339,6 +343,9 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
                          "on a boundary of its new stripes (%" PRIu64
                          " sectors)",
                          a->name, ref->reshape_position, S / 512);
+  if (reshape_codes_init (a) == -1)
+    return array_refuse (err, errlen, "array %s: %s", a->name,
+                         strerror (errno));
   r->front = r->safe = pos / S;
   r->new_bytes = a->geo.array_bytes;
   a->geo.array_bytes = r->old.array_bytes;

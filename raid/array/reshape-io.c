@@ -1,18 +1,19 @@
-/* nbdraid: the members' I/O while a reshape runs: RAID5 chunks read
+/* nbdraid: the members' I/O while a reshape runs: RAID5/6 chunks read
  * and written at the members' absolute offsets in the old geometry
  * (addresses at and above the front) or the new one (below it), for
  * the clients' requests and for the job's windows.
  *
  * The level's request paths know one geometry; these know two, and
  * stay simple instead: a read goes to the chunks that hold the bytes,
- * a write recomputes its parity bytes from the other data chunks of
- * the stripe (a reconstruct-write), one chunk piece at a time under
- * the reshape lock held alone.  A reshape is a passing state: its
- * requests are correct first.  One role may be gone (failed, missing),
- * as RAID5 allows, in md's way: its chunks are rebuilt from the rest
- * of their stripe when read, and left out when written (the parity
- * still covers them).  A write that fails fails its member, as
- * anywhere; a read that fails fails the request (EIO).
+ * a write reads its stripe's column and computes the parity again
+ * with the new bytes in (a reconstruct-write), one chunk piece at a
+ * time under the reshape lock held alone.  A reshape is a passing
+ * state: its requests are correct first.  As many roles may be gone
+ * (failed, missing) as the level's parity covers, in md's way: their
+ * chunks are computed from the rest of their stripe when read, and
+ * left out when written (the parity still covers them).  A write that
+ * fails fails its member, as anywhere; a read that fails fails the
+ * request (EIO).
  */
 #include <config.h>
 
@@ -103,103 +104,6 @@ run (struct raid_array *a, struct io_batch *b)
   return -1;
 }
 
-int
-reshape_gone (const struct raid_array *a, unsigned *gone)
-{
-  unsigned m;
-
-  *gone = GEOMETRY_NO_DISK;
-  for (m = 0; m < a->geo.members; m++) {
-    if (slot_state (&a->slots[m]) == SLOT_ACTIVE)
-      continue;
-    if (*gone != GEOMETRY_NO_DISK) {
-      errno = EIO;
-      return -1;
-    }
-    *gone = m;
-  }
-  return 0;
-}
-
-/* p ^= q over len bytes. */
-static void
-xor_into (uint8_t *p, const uint8_t *q, uint64_t len)
-{
-  uint64_t i, x, y;
-
-  for (i = 0; i + 8 <= len; i += 8) {
-    memcpy (&x, p + i, 8);
-    memcpy (&y, q + i, 8);
-    x ^= y;
-    memcpy (p + i, &x, 8);
-  }
-  for (; i < len; i++)
-    p[i] ^= q[i];
-}
-
-/* Rebuild len bytes of the chunk of sp's stripe on the gone role into
- * out: the XOR of the same bytes of every other block of the stripe
- * (data and parity).  tmp holds len bytes. */
-static int
-rebuild_piece (struct raid_array *a, bool new_geo, const struct spot *sp,
-               uint64_t len, uint8_t *out, uint8_t *tmp)
-{
-  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
-  struct io_batch b;
-  unsigned i;
-  int r = 0;
-
-  memset (out, 0, len);
-  io_batch_init (&b);
-  for (i = 0; i <= g->data_members && r == 0; i++) {
-    unsigned disk = i < g->data_members ? sp->map.data_disk[i] : sp->map.p_disk;
-    if (disk == sp->disk)
-      continue;
-    io_batch_reset (&b);
-    r = add_op (a, &b, IO_READ, disk, new_geo, sp->member_off, len, tmp);
-    if (r == 0)
-      r = run (a, &b);
-    if (r == 0)
-      xor_into (out, tmp, len);
-  }
-  io_batch_free (&b);
-  return r;
-}
-
-int
-reshape_read_range (struct raid_array *a, bool new_geo, unsigned gone,
-                    uint8_t *buf, uint64_t count, uint64_t offset)
-{
-  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
-  uint8_t *tmp = NULL;
-  struct io_batch b;
-  struct spot sp;
-  int r = 0;
-
-  io_batch_init (&b);
-  while (count && r == 0) {
-    uint64_t len;
-
-    locate (g, offset, &sp);
-    len = g->chunk_bytes - sp.within < count ? g->chunk_bytes - sp.within
-                                             : count;
-    if (sp.disk != gone)
-      r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, buf);
-    else if (!tmp && !(tmp = malloc (g->chunk_bytes)))
-      r = -1;
-    else
-      r = rebuild_piece (a, new_geo, &sp, len, buf, tmp);
-    buf += len;
-    offset += len;
-    count -= len;
-  }
-  if (r == 0)
-    r = run (a, &b);
-  io_batch_free (&b);
-  free (tmp);
-  return r;
-}
-
 /* Run writes b; a member a write fails on is failed, as anywhere:
  * an error only if the array lost data with it. */
 static int
@@ -209,77 +113,210 @@ run_writes (struct raid_array *a, struct io_batch *b)
   return array_settle_writes (a, b);
 }
 
-/* Write len bytes inside one chunk at array byte offset in geometry
- * new_geo (data NULL: zeros), the gone role left out: the same bytes of
- * the stripe's other data chunks are read and the parity bytes
- * computed from them and the new data; with another data chunk gone,
- * the old parity and data are read instead and the new parity is
- * P ^ old ^ new.  scratch holds data_members + 1 chunks. */
-static int
-write_piece (struct raid_array *a, bool new_geo, unsigned gone,
-             const uint8_t *data, uint64_t len, uint64_t offset,
-             uint8_t *scratch)
+int
+reshape_gone (const struct raid_array *a, struct member_set *gone)
 {
-  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
-  uint8_t *p = scratch, *zeros = scratch + len, *others = zeros + len;
-  unsigned i, k = 0;
-  bool rmw = false;
-  struct io_batch b;
-  struct spot sp;
-  int r = 0;
+  unsigned m;
 
-  locate (g, offset, &sp);
-  for (i = 0; i < g->data_members; i++)
-    rmw |= i != sp.idx && sp.map.data_disk[i] == gone;
-  if (!data) {
-    memset (zeros, 0, len);
-    data = zeros;
+  memset (gone, 0, sizeof *gone);
+  for (m = 0; m < a->geo.members; m++)
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
+      member_set_add (gone, m);
+  if (member_set_count (gone) > a->geo.parity_members) {
+    errno = EIO;
+    return -1;
   }
-  io_batch_init (&b);
-  if (rmw) {
-    r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, others);
-    if (r == 0)
-      r = add_op (a, &b, IO_READ, sp.map.p_disk, new_geo, sp.member_off, len,
-                  p);
-  }
-  else if (sp.map.p_disk != gone)
-    for (i = 0; i < g->data_members && r == 0; i++)
-      if (i != sp.idx)
-        r = add_op (a, &b, IO_READ, sp.map.data_disk[i], new_geo, sp.member_off,
-                    len, others + len * k++);
-  if (r == 0)
-    r = run (a, &b);
-  if (r == 0) {
-    if (rmw) {
-      xor_into (p, others, len);
-      xor_into (p, data, len);
-    }
-    else {
-      memcpy (p, data, len);
-      for (i = 0; i < k; i++)
-        xor_into (p, others + len * i, len);
-    }
-    io_batch_reset (&b);
-    if (sp.disk != gone)
-      r = add_op (a, &b, IO_WRITE, sp.disk, new_geo, sp.member_off, len,
-                  (void *)data);
-    if (r == 0 && sp.map.p_disk != gone)
-      r = add_op (a, &b, IO_WRITE, sp.map.p_disk, new_geo, sp.member_off, len,
-                  p);
-    if (r == 0)
-      r = run_writes (a, &b);
-  }
-  io_batch_free (&b);
-  return r;
+  return 0;
 }
 
 int
-reshape_write_stripes (struct raid_array *a, unsigned gone, const uint8_t *data,
-                       uint64_t first, uint64_t last)
+reshape_codes_init (struct raid_array *a)
+{
+  struct raid_reshape *r = &a->reshape;
+
+  if (parity_init (&r->code[0], r->old.data_members, r->old.parity_members)
+      == -1)
+    return -1;
+  if (parity_init (&r->code[1], a->geo.data_members, a->geo.parity_members)
+      == -1) {
+    parity_free (&r->code[0]);
+    return -1;
+  }
+  return 0;
+}
+
+void
+reshape_codes_free (struct raid_array *a)
+{
+  parity_free (&a->reshape.code[0]);
+  parity_free (&a->reshape.code[1]);
+}
+
+/* One column of a stripe in one geometry: the bytes [off, off+len) of
+ * each of its chunks (member offsets in the data area), its blocks
+ * numbered as the parity code numbers them (stripe_map.block_disk). */
+struct col {
+  const struct raid_geometry *g;
+  struct parity_code *code;
+  bool new_geo;
+  struct stripe_map map;
+  uint64_t off, len;
+  uint8_t *block[RAID_MAX_MEMBERS + 2];
+  bool present[RAID_MAX_MEMBERS + 2];
+};
+
+/* Column c of stripe sp in geometry new_geo, its blocks in mem (room
+ * for all of them, len bytes each). */
+static void
+col_init (struct raid_array *a, bool new_geo, const struct spot *sp,
+          uint64_t len, uint8_t *mem, struct col *c)
+{
+  unsigned b;
+
+  c->g = new_geo ? &a->geo : &a->reshape.old;
+  c->code = &a->reshape.code[new_geo];
+  c->new_geo = new_geo;
+  c->map = sp->map;
+  c->off = sp->member_off;
+  c->len = len;
+  for (b = 0; b < c->g->data_members + c->g->parity_members; b++)
+    c->block[b] = mem + b * len;
+}
+
+/* Read every block of c not on a gone role, then compute the data
+ * blocks of the gone ones from them. */
+static int
+col_read (struct raid_array *a, struct col *c, const struct member_set *gone)
+{
+  unsigned b, n = c->g->data_members + c->g->parity_members;
+  struct io_batch batch;
+  int r = 0;
+
+  io_batch_init (&batch);
+  for (b = 0; b < n && r == 0; b++) {
+    c->present[b] = !member_set_has (gone, c->map.block_disk[b]);
+    if (c->present[b])
+      r = add_op (a, &batch, IO_READ, c->map.block_disk[b], c->new_geo, c->off,
+                  c->len, c->block[b]);
+  }
+  if (r == 0)
+    r = run (a, &batch);
+  io_batch_free (&batch);
+  if (r == 0)
+    r = parity_recover (c->code, c->len, c->present, c->block);
+  return r;
+}
+
+/* Write blocks of c to their roles, those in gone left out (the parity
+ * covers them): the data block `data_block` (or none, past the data
+ * blocks) and the parity blocks. */
+static int
+col_write (struct raid_array *a, struct col *c, unsigned data_block,
+           const struct member_set *gone)
+{
+  unsigned b, k = c->g->data_members, n = k + c->g->parity_members;
+  struct io_batch batch;
+  int r = 0;
+
+  io_batch_init (&batch);
+  for (b = 0; b < n && r == 0; b++)
+    if ((b == data_block || b >= k)
+        && !member_set_has (gone, c->map.block_disk[b]))
+      r = add_op (a, &batch, IO_WRITE, c->map.block_disk[b], c->new_geo, c->off,
+                  c->len, c->block[b]);
+  if (r == 0)
+    r = run_writes (a, &batch);
+  io_batch_free (&batch);
+  return r;
+}
+
+/* Bytes a column of the new geometry takes, every block len bytes. */
+static size_t
+col_bytes (const struct raid_array *a, uint64_t len)
+{
+  return (a->geo.data_members + a->geo.parity_members) * len;
+}
+
+int
+reshape_read_range (struct raid_array *a, bool new_geo,
+                    const struct member_set *gone, uint8_t *buf, uint64_t count,
+                    uint64_t offset)
+{
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
+  uint8_t *mem = NULL;
+  struct io_batch b;
+  struct spot sp;
+  struct col c;
+  int r = 0;
+
+  io_batch_init (&b);
+  while (count && r == 0) {
+    uint64_t len;
+
+    locate (g, offset, &sp);
+    len = g->chunk_bytes - sp.within < count ? g->chunk_bytes - sp.within
+                                             : count;
+    if (!member_set_has (gone, sp.disk))
+      r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, buf);
+    else if (!mem && !(mem = malloc (col_bytes (a, g->chunk_bytes))))
+      r = -1;
+    else {
+      col_init (a, new_geo, &sp, len, mem, &c);
+      r = col_read (a, &c, gone);
+      if (r == 0)
+        memcpy (buf, c.block[sp.map.q_coef[sp.idx]], len);
+    }
+    buf += len;
+    offset += len;
+    count -= len;
+  }
+  if (r == 0)
+    r = run (a, &b);
+  io_batch_free (&b);
+  free (mem);
+  return r;
+}
+
+/* Write len bytes inside one chunk at array byte offset in geometry
+ * new_geo (data NULL: zeros), the gone roles left out: the stripe's
+ * column is read (what the gone roles held computed from the rest),
+ * the new bytes put in and the parity computed again: a
+ * reconstruct-write, whatever is gone.  mem holds a column of chunks. */
+static int
+write_piece (struct raid_array *a, bool new_geo, const struct member_set *gone,
+             const uint8_t *data, uint64_t len, uint64_t offset, uint8_t *mem)
+{
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
+  unsigned k = g->data_members, b;
+  uint8_t *parity[2];
+  struct spot sp;
+  struct col c;
+  int r;
+
+  locate (g, offset, &sp);
+  col_init (a, new_geo, &sp, len, mem, &c);
+  r = col_read (a, &c, gone);
+  if (r == -1)
+    return -1;
+  b = sp.map.q_coef[sp.idx];
+  if (data)
+    memcpy (c.block[b], data, len);
+  else
+    memset (c.block[b], 0, len);
+  parity[0] = c.block[k];
+  parity[1] = g->parity_members == 2 ? c.block[k + 1] : NULL;
+  parity_encode (c.code, len, c.block, parity);
+  return col_write (a, &c, b, gone);
+}
+
+int
+reshape_write_stripes (struct raid_array *a, const struct member_set *gone,
+                       const uint8_t *data, uint64_t first, uint64_t last)
 {
   const struct raid_geometry *g = &a->geo;
   const uint64_t C = g->chunk_bytes, S = reshape_stripe_bytes (a);
-  uint8_t *parity = malloc ((last - first) * C);
+  const unsigned k = g->data_members, np = g->parity_members;
+  uint8_t *parity = malloc ((last - first) * C * np);
   struct io_batch b;
   uint64_t s;
   unsigned i;
@@ -288,19 +325,21 @@ reshape_write_stripes (struct raid_array *a, unsigned gone, const uint8_t *data,
   io_batch_init (&b);
   for (s = first; s < last && r == 0; s++) {
     const uint8_t *d = data + (s - first) * S;
-    uint8_t *p = parity + (s - first) * C;
+    uint8_t *blocks[RAID_MAX_MEMBERS], *p[2];
     struct stripe_map map;
 
     geometry_stripe_map (g, s, &map);
-    memcpy (p, d, C);
-    for (i = 1; i < g->data_members; i++)
-      xor_into (p, d + i * C, C);
-    for (i = 0; i < g->data_members && r == 0; i++)
-      if (map.data_disk[i] != gone)
-        r = add_op (a, &b, IO_WRITE, map.data_disk[i], true, s * C, C,
-                    (void *)(d + i * C));
-    if (r == 0 && map.p_disk != gone)
-      r = add_op (a, &b, IO_WRITE, map.p_disk, true, s * C, C, p);
+    for (i = 0; i < k; i++)
+      blocks[map.q_coef[i]] = (uint8_t *)(d + i * C);
+    for (i = 0; i < np; i++)
+      p[i] = parity + ((s - first) * np + i) * C;
+    parity_encode (&a->reshape.code[1], C, blocks, p);
+    for (i = 0; i < k + np && r == 0; i++) {
+      unsigned disk = map.block_disk[i];
+      if (!member_set_has (gone, disk))
+        r = add_op (a, &b, IO_WRITE, disk, true, s * C, C,
+                    i < k ? blocks[i] : p[i - k]);
+    }
   }
   if (r == 0)
     r = run_writes (a, &b);
@@ -322,7 +361,7 @@ reshape_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
   uint8_t *p = buf;
   uint64_t edge, len;
-  unsigned gone;
+  struct member_set gone;
   int r;
 
   pthread_rwlock_rdlock (&a->reshape.lock);
@@ -330,13 +369,13 @@ reshape_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
   edge = boundary (a);
   if (r == 0 && offset < edge) {
     len = edge - offset < count ? edge - offset : count;
-    r = reshape_read_range (a, true, gone, p, len, offset);
+    r = reshape_read_range (a, true, &gone, p, len, offset);
     p += len;
     offset += len;
     count -= len;
   }
   if (r == 0 && count)
-    r = reshape_read_range (a, false, gone, p, count, offset);
+    r = reshape_read_range (a, false, &gone, p, count, offset);
   pthread_rwlock_unlock (&a->reshape.lock);
   return r;
 }
@@ -347,12 +386,12 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
 {
   const uint64_t C = a->geo.chunk_bytes, S = reshape_stripe_bytes (a);
   const uint8_t *d = buf;
-  uint8_t *scratch = malloc ((a->geo.data_members + 1) * C);
-  int r = scratch ? 0 : -1;
+  uint8_t *mem = malloc (col_bytes (a, C));
+  int r = mem ? 0 : -1;
 
   pthread_rwlock_wrlock (&a->reshape.lock);
   while (count && r == 0) {
-    unsigned gone;
+    struct member_set gone;
     uint64_t edge = boundary (a), len = C - offset % C;
     bool new_geo = offset < edge;
 
@@ -368,13 +407,13 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
     if (r == 0)
       r = reshape_gone (a, &gone);
     if (r == 0)
-      r = write_piece (a, new_geo, gone, d, len, offset, scratch);
+      r = write_piece (a, new_geo, &gone, d, len, offset, mem);
     if (d)
       d += len;
     offset += len;
     count -= len;
   }
   pthread_rwlock_unlock (&a->reshape.lock);
-  free (scratch);
+  free (mem);
   return r;
 }

@@ -1,5 +1,5 @@
-/* nbdraid: a restriping reshape in progress (md's grow of a RAID5 onto
- * more members): its state, the requests' paths while it runs
+/* nbdraid: a restriping reshape in progress (md's grow of a RAID5 or
+ * RAID6 onto more members): its state, the requests' paths while it runs
  * (reshape-io.c) and the job that moves the data (job-reshape.c).
  *
  * While it runs, a->geo is the new geometry (every role, the new data
@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 #include "geometry.h"
+#include "member-set.h"
+#include "parity.h"
 
 struct raid_array;
 struct md_superblock;
@@ -35,6 +37,8 @@ struct raid_reshape {
    * it alone. */
   pthread_rwlock_t lock;
   bool stalled; /* a member failed: said once */
+  /* The parity of the old geometry's stripes ([0]) and the new's. */
+  struct parity_code code[2];
 };
 
 /* Bytes of array one new stripe holds. */
@@ -73,20 +77,26 @@ void reshape_start_job (struct raid_array *a);
 int reshape_load (struct raid_array *a, const struct md_superblock *ref,
                   char *err, size_t errlen);
 
-/* The role not to use, failed or missing, in *gone
- * (GEOMETRY_NO_DISK: none): 0, or -1 (EIO) when more than one is,
- * which a RAID5 cannot do without. */
-int reshape_gone (const struct raid_array *a, unsigned *gone);
+/* The roles not to use, failed or missing, in *gone: 0, or -1 (EIO)
+ * when more are than the level's parity does without. */
+int reshape_gone (const struct raid_array *a, struct member_set *gone);
+
+/* The parity codes of both geometries, once r->old and a->geo are set:
+ * 0, or -1 (ENOMEM).  Freed when the reshape ends or the array
+ * closes. */
+int reshape_codes_init (struct raid_array *a);
+void reshape_codes_free (struct raid_array *a);
 
 /* Read array bytes [offset, offset+count) in the new geometry
- * (new_geo) or the old one, rebuilding what the gone role holds; the
+ * (new_geo) or the old one, computing what the gone roles hold; the
  * job's window writes whole new stripes first..last-1 from data (their
- * data chunks in order), leaving the gone role out.  0, or -1 with
+ * data chunks in order), leaving the gone roles out.  0, or -1 with
  * errno set (a failed read logged; a member a write failed on is
  * failed). */
-int reshape_read_range (struct raid_array *a, bool new_geo, unsigned gone,
-                        uint8_t *buf, uint64_t count, uint64_t offset);
-int reshape_write_stripes (struct raid_array *a, unsigned gone,
+int reshape_read_range (struct raid_array *a, bool new_geo,
+                        const struct member_set *gone, uint8_t *buf,
+                        uint64_t count, uint64_t offset);
+int reshape_write_stripes (struct raid_array *a, const struct member_set *gone,
                            const uint8_t *data, uint64_t first, uint64_t last);
 
 /* At assembly, when the freshest superblock says a reshape finished:

@@ -736,6 +736,8 @@ raid_close (struct raid_array *a)
   iopool_free (a->pool);
   if (a->ops && a->ops->teardown)
     a->ops->teardown (a);
+  if (a->reshape.active)
+    reshape_codes_free (a);
   stripe_locks_destroy (&a->locks);
   pthread_mutex_destroy (&a->sb_lock);
   bitmap_free (&a->bitmap);
