@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# nbdraid grow --raid-devices on a RAID5 refuses with one line and a
-# non-zero exit, changing nothing (every superblock's raid_disks,
-# feature map and events, the config): too few spares, fewer members
-# (a shrinking reshape), the count it has, a degraded array, another
-# job running, a reshape already running, a read-only array, members
-# with no room before their data to move it back, an array with a
-# partial parity log; and levels other than RAID1, RAID5 and RAID6.
+# nbdraid grow --raid-devices, --chunk and --layout on a RAID5 refuse
+# with one line and a non-zero exit, changing nothing (every
+# superblock's raid_disks, feature map and events, the config): too few
+# spares, fewer members (a shrinking reshape), the count, chunk or
+# layout it has, a chunk that is not one or does not divide the
+# members, a layout that is not one, a degraded array, another job
+# running, a reshape already running, a read-only array, members with
+# no room before their data to move it back, an array with a partial
+# parity log; and levels other than RAID1, RAID5 and RAID6.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 
@@ -51,6 +53,19 @@ expect_refusal "fewer members" \
   grow "$conf" --raid-devices 3
 expect_refusal "the count it has" "nbdraid: array test already has 4 members" \
   grow "$conf" --raid-devices 4
+expect_refusal "not a chunk" \
+  "nbdraid: '100K' is not a chunk for array test (a power of two from 4K to 1G)" \
+  grow "$conf" --chunk 100K
+expect_refusal "the chunk it has" "nbdraid: array test already has a 64K chunk" \
+  grow "$conf" --chunk 64K
+expect_refusal "a chunk that does not divide the members" \
+  "nbdraid: array test: the $(($(export_size) / 3)) bytes each member holds are not a multiple of a 1048576K chunk" \
+  grow "$conf" --chunk 1G
+expect_refusal "not a layout" \
+  "nbdraid: 'sideways' is not a RAID5 layout (left-asymmetric, right-asymmetric, left-symmetric, right-symmetric)" \
+  grow "$conf" --layout sideways
+expect_refusal "the layout it has" "nbdraid: array test already has layout left-symmetric" \
+  grow "$conf" --layout left-symmetric
 
 "$NBDRAID" readonly "$conf" > /dev/null
 expect_refusal "read-only" "nbdraid: array test is read-only" grow "$conf" --raid-devices 5
@@ -68,8 +83,11 @@ new_array r5d 5 left-symmetric 64K 4 34M --assume-clean
 start_server "$conf"
 "$NBDRAID" fail "$conf" 2 > /dev/null
 expect_refusal "degraded" \
-  "nbdraid: array test is degraded (member 2 is not active): --raid-devices needs every member active" \
+  "nbdraid: array test is degraded (member 2 is not active): a reshape needs every member active" \
   grow "$conf" --raid-devices 5
+expect_refusal "degraded, --chunk" \
+  "nbdraid: array test is degraded (member 2 is not active): a reshape needs every member active" \
+  grow "$conf" --chunk 128K
 stop_server
 
 # A reshape running (held at 1M/s): a second one is refused.
@@ -83,6 +101,9 @@ start_server "$conf"
 members="$members $T/r5b/s0.img"
 expect_refusal "a reshape running" "nbdraid: array test is busy with a reshape; grow it later" \
   grow "$conf" --raid-devices 6
+expect_refusal "a chunk change while a reshape runs" \
+  "nbdraid: array test is busy with a reshape; grow it later" \
+  grow "$conf" --chunk 128K
 out=$("$NBDRAID" idle "$conf" 2>&1) && die "idle stopped a reshape: $out"
 echo "ok: idle refused: $out"
 stop_server
@@ -99,6 +120,9 @@ start_server "$conf"
 expect_refusal "no room" \
   "nbdraid: member $T/r5c/d0.img has no room for a chunk (65536 bytes) before its data (data offset 32768): the reshape moves the data back, as md does without a backup file" \
   grow "$conf" --raid-devices 5
+expect_refusal "no room for the larger chunk" \
+  "nbdraid: member $T/r5c/d0.img has no room for a chunk (131072 bytes) before its data (data offset 32768): the reshape moves the data back, as md does without a backup file" \
+  grow "$conf" --chunk 128K
 stop_server
 
 new_array r0 0 - 64K 2 34M
@@ -108,6 +132,9 @@ start_server "$conf"
 expect_refusal "RAID0" \
   "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5/6's members only" \
   grow "$conf" --raid-devices 3
+expect_refusal "RAID0, --chunk" \
+  "nbdraid: array test is RAID0: grow --chunk applies to a RAID5 or RAID6 only" \
+  grow "$conf" --chunk 128K
 stop_server
 
 # A partial parity log: md reshapes no array with one.

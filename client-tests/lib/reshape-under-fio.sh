@@ -1,34 +1,40 @@
-# nbdraid client tests: a reshape onto one more member under fio.
-# Source after lib.sh:
+# nbdraid client tests: a reshape under fio.  Source after lib.sh:
 #   . "$abs_top_srcdir/client-tests/lib/reshape-under-fio.sh"
-#   reshape_under_fio 6
+#   reshape_under_fio 6                      # onto one more member
+#   reshape_under_fio 5 --chunk 128K         # or another chunk, layout
 
-# reshape_under_fio LEVEL: nbdraid grow --raid-devices 5 on a running
-# 4-member RAID LEVEL (5 or 6) with a spare added: md's reshape without
-# a backup file, each member's data moving back from its old data
-# offset.  fio (crc32c verify) writes and checks the first half of the
-# array throughout; the second half holds data written before, which
-# must read back the same.  At the end the array holds one more data
-# chunk a stripe, every superblock says 5 members at the new data
-# offset, the config lists five members, check finds no mismatch, the
-# array assembles again, and the members match md's layout
-# (md-model.py) for 5 members.
+# reshape_under_fio LEVEL [--chunk SIZE | --layout NAME]: nbdraid grow
+# on a running 4-member RAID LEVEL (5 or 6; 64K chunks, left-symmetric):
+# --raid-devices 5 with a spare added, or the chunk or layout given:
+# md's reshape without a backup file, each member's data moving back
+# from its old data offset.  fio (crc32c verify) writes and checks the
+# first half of the array throughout; the second half holds data
+# written before, which must read back the same.  At the end the array
+# holds one more data chunk a stripe (or as many), every superblock
+# says the new shape at the new data offset, the config names it, check
+# finds no mismatch, the array assembles again, and the members match
+# md's layout (md-model.py) for the new shape.
 reshape_under_fio () {
-  local level=$1 data_members=$(($1 == 5 ? 3 : 2))
+  local level=$1 option=${2:---raid-devices} value=${3:-5}
+  local data_members=$(($1 == 5 ? 3 : 2)) n=4 grown
   local dir size half offset0 fio_pid out st new m offset members
   new_array r$level $level left-symmetric 64K 4 34M --assume-clean
   dir=$T/r$level
-  truncate -s 34M "$dir/d4.img"
   # Slow enough that fio runs across most of it.
-  printf 'speed-min = 4M\nspeed-max = 4M\n' > "$T/speed"
-  sed -i "/^\[array\]/r $T/speed" "$conf"
+  array_option "speed-min = 4M" "speed-max = 4M"
   start_server "$conf"
   size=$(export_size)
   half=$((size / 2))
+  grown=$size
   random_file "$T/data" "$size"
   nbdcopy --flush "$T/data" "$uri"
   offset0=$(mdadm --examine "$dir/d0.img" 2>/dev/null | sed -n 's/ *Data Offset : \([0-9]*\) sectors/\1/p')
-  "$NBDRAID" add "$conf" "$dir/d4.img" > /dev/null || die "add refused"
+  if [ "$option" = --raid-devices ]; then
+    truncate -s 34M "$dir/d4.img"
+    "$NBDRAID" add "$conf" "$dir/d4.img" > /dev/null || die "add refused"
+    n=5
+    grown=$((size / data_members * (data_members + 1)))
+  fi
 
   fio --name=reshape --ioengine=nbd --uri="$uri" --rw=randwrite \
     --bsrange=4k-64k --iodepth=16 --size="$half" --loops=2 \
@@ -36,7 +42,7 @@ reshape_under_fio () {
     --randrepeat=0 --output="$T/fio.out" > /dev/null 2>&1 &
   fio_pid=$!
   sleep 0.5
-  out=$("$NBDRAID" grow "$conf" --raid-devices 5) || die "grow refused: $out"
+  out=$("$NBDRAID" grow "$conf" "$option" "$value") || die "grow refused: $out"
   echo "$out"
   wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
   st=$("$NBDRAID" status "$conf")
@@ -46,13 +52,16 @@ reshape_under_fio () {
     die "detail shows no reshape: $st"
   wait "$fio_pid" || { cat "$T/fio.out" >&2; die "fio verify failed across the reshape"; }
   "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
-  wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 5"
-  grep -q "reshape finished: 5 members" "$T/nbdkit.log" || die "no reshape finished in the log"
+  wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == $n"
+  grep -q "reshape finished: $n members" "$T/nbdkit.log" || die "no reshape finished in the log"
   new=$(export_size)
-  [ "$new" = $((size / data_members * (data_members + 1))) ] ||
-    die "the array is $new bytes, not $((size / data_members * (data_members + 1)))"
-  [ "$(grep -c '^member = ' "$conf")" = 5 ] && ! grep -q '^spare' "$conf" ||
-    die "the config does not list five members: $(cat "$conf")"
+  [ "$new" = "$grown" ] || die "the array is $new bytes, not $grown"
+  [ "$(grep -c '^member = ' "$conf")" = $n ] && ! grep -q '^spare' "$conf" ||
+    die "the config does not list $n members: $(cat "$conf")"
+  case $option in
+    --chunk) grep -q "^chunk = $value\$" "$conf" || die "the config's chunk is not $value: $(cat "$conf")" ;;
+    --layout) grep -q "^layout = $value\$" "$conf" || die "the config's layout is not $value: $(cat "$conf")" ;;
+  esac
   "$NBDRAID" check "$conf" > /dev/null || die "check refused"
   wait_status 60 "j['job']['kind'] == 'idle'"
   status_is "j['mismatches'] == 0" || die "mismatches after the reshape: $(status_json)"
@@ -68,18 +77,24 @@ reshape_under_fio () {
   nbdcopy "$uri" "$T/out2"
   cmp "$T/out" "$T/out2" || die "data differs after a restart"
   stop_server
-  members="$dir/d0.img $dir/d1.img $dir/d2.img $dir/d3.img $dir/d4.img"
+  members=$(member_paths "$dir" $n)
   check_members_hold "$T/out"
   if command -v mdadm > /dev/null; then
     for m in $members; do
       mdadm --examine "$m" > "$T/examine" 2>&1
-      grep -q "Raid Devices : 5" "$T/examine" && ! grep -q "Reshape" "$T/examine" ||
+      grep -q "Raid Devices : $n" "$T/examine" && ! grep -q "Reshape" "$T/examine" ||
         die "mdadm --examine $m: $(cat "$T/examine")"
+      case $option in
+        --chunk) grep -q "Chunk Size : $(($(numfmt --from=iec "$value") / 1024))K" "$T/examine" ||
+          die "mdadm --examine $m: the chunk is not $value: $(cat "$T/examine")" ;;
+        --layout) grep -q "Layout : $value\$" "$T/examine" ||
+          die "mdadm --examine $m: the layout is not $value: $(cat "$T/examine")" ;;
+      esac
       offset=$(sed -n 's/ *Data Offset : \([0-9]*\) sectors/\1/p' "$T/examine")
       [ "$offset" -lt "$offset0" ] ||
         die "$m: data offset $offset did not move back from $offset0"
     done
   fi
   rm -f "$T/data" "$T/out" "$T/out2" "$T/model.img"
-  echo "ok: RAID$level 4 -> 5 members under fio, $size -> $new bytes"
+  echo "ok: RAID$level grow $option $value under fio, $size -> $new bytes"
 }

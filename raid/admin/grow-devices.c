@@ -208,8 +208,12 @@ raid_admin_grow_devices (struct raid_array *a, const char *count, char *changed,
                          a->geo.lvl->min_members (a->geo.layout),
                          RAID_MAX_MEMBERS);
   if (a->geo.level == 5 || a->geo.level == 6)
-    return raid_admin_reshape (a, (unsigned)n, changed, changedlen, done,
-                               donelen, err, errlen);
+    return raid_admin_reshape (
+        a,
+        &(struct reshape_target){ .members = (unsigned)n,
+                                  .chunk_bytes = a->geo.chunk_bytes,
+                                  .layout = a->geo.layout },
+        changed, changedlen, done, donelen, err, errlen);
   changed[0] = '\0';
   pthread_mutex_lock (&a->sb_lock);
   r = check_array (a, (unsigned)n, &shrink, err, errlen);

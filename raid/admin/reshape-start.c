@@ -1,9 +1,10 @@
-/* nbdraid: nbdraid grow --raid-devices N on a RAID5/6, mdadm's --grow
- * --raid-devices without a backup file: spares take the new roles,
- * in sync from the start (md's raid5_start_reshape), every role's data
- * offset is to move back by delta (md's new_offset), and the
- * superblocks say so (reshape bit, reshape_position 0, delta_disks)
- * before the reshape job (job-reshape.c) moves the first byte.
+/* nbdraid: a reshape of a RAID5/6 starts: nbdraid grow --raid-devices
+ * N, --chunk or --layout, mdadm's --grow without a backup file: spares
+ * take the new roles, in sync from the start (md's
+ * raid5_start_reshape), every role's data offset is to move back by
+ * delta (md's new_offset), and the superblocks say so (reshape bit,
+ * reshape_position 0, delta_disks, new_layout, new_chunk) before the
+ * reshape job (job-reshape.c) moves the first byte.
  */
 #include <config.h>
 
@@ -47,10 +48,11 @@ data_floor (const struct raid_array *a, const struct raid_slot *s)
 }
 
 /* The most every device that will hold a role can move its data back,
- * in whole chunks: into *delta; the device with the least room into
- * *least (an op index). */
+ * in whole chunks of size unit: into *delta; the device with the least
+ * room into *least (an op index). */
 static void
-room (struct raid_array *a, unsigned n, uint64_t *delta, unsigned *least)
+room (struct raid_array *a, unsigned n, uint64_t unit, uint64_t *delta,
+      unsigned *least)
 {
   unsigned i, taken = 0;
 
@@ -74,16 +76,29 @@ room (struct raid_array *a, unsigned n, uint64_t *delta, unsigned *least)
       *least = i;
     }
   }
-  *delta = *delta / a->geo.chunk_bytes * a->geo.chunk_bytes;
+  *delta = *delta / unit * unit;
+}
+
+/* The larger of the two chunks: md moves a reshape on in units of it,
+ * and wants that much room at least (raid5_run's min_offset_diff). */
+static uint64_t
+reshape_unit (const struct raid_array *a, const struct reshape_target *to)
+{
+  return to->chunk_bytes > a->geo.chunk_bytes ? to->chunk_bytes
+                                              : a->geo.chunk_bytes;
 }
 
 /* What the array must be: a writable, idle, whole RAID5/6 of its own
- * devices; N more members than now, spares for them,
- * and room before every device's data to move it back a chunk. */
+ * devices; the target as many members or more, spares for the new
+ * ones, a chunk that divides each member's data, something changed,
+ * and room before every device's data to move it back a chunk (the
+ * larger of the two). */
 static int
-check_array (struct raid_array *a, unsigned n, uint64_t *delta, char *err,
-             size_t errlen)
+check_array (struct raid_array *a, const struct reshape_target *to,
+             uint64_t *delta, char *err, size_t errlen)
 {
+  const unsigned n = to->members;
+  const uint64_t unit = reshape_unit (a, to);
   unsigned m, least;
 
   if (a->readonly)
@@ -109,7 +124,9 @@ check_array (struct raid_array *a, unsigned n, uint64_t *delta, char *err,
   if (a->resync_front < a->ops->sync_units (a))
     return array_refuse (err, errlen, "array %s has a resync to finish first",
                          a->name);
-  if (n == a->geo.members)
+  /* (grow-shape.c refuses an unchanged chunk or layout itself.) */
+  if (n == a->geo.members && to->chunk_bytes == a->geo.chunk_bytes
+      && to->layout == a->geo.layout)
     return array_refuse (err, errlen, "array %s already has %u members",
                          a->name, n);
   if (n < a->geo.members)
@@ -121,7 +138,7 @@ check_array (struct raid_array *a, unsigned n, uint64_t *delta, char *err,
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
       return array_refuse (err, errlen,
                            "array %s is degraded (member %u is %s): "
-                           "--raid-devices needs every member active",
+                           "a reshape needs every member active",
                            a->name, m,
                            slot_state (&a->slots[m]) == SLOT_RECOVERING
                                ? "recovering"
@@ -132,7 +149,12 @@ check_array (struct raid_array *a, unsigned n, uint64_t *delta, char *err,
                          "them with nbdraid add first)",
                          a->name, n - a->geo.members,
                          n - a->geo.members == 1 ? "" : "s", usable_spares (a));
-  room (a, n, delta, &least);
+  if (a->geo.member_bytes % to->chunk_bytes)
+    return array_refuse (err, errlen,
+                         "array %s: the %" PRIu64 " bytes each member holds "
+                         "are not a multiple of a %" PRIu64 "K chunk",
+                         a->name, a->geo.member_bytes, to->chunk_bytes / 1024);
+  room (a, n, unit, delta, &least);
   if (*delta == 0)
     return array_refuse (err, errlen,
                          "%s %s has no room for a chunk (%" PRIu64 " bytes) "
@@ -140,14 +162,15 @@ check_array (struct raid_array *a, unsigned n, uint64_t *delta, char *err,
                          "reshape moves the data back, as md does without "
                          "a backup file",
                          least < a->geo.members ? "member" : "spare",
-                         array_slot (a, least)->path, a->geo.chunk_bytes,
+                         array_slot (a, least)->path, unit,
                          array_slot (a, least)->data_offset_bytes);
   return 0;
 }
 
 /* Every superblock the array writes records the reshape: n roles, the
- * old level, layout and chunk kept (md: the new ones in new_*), its
- * position 0 and the data offset moving back by delta. */
+ * level, the new layout and chunk in new_* (md keeps the old ones in
+ * layout and chunksize until the end), its position 0 and the data
+ * offset moving back by delta. */
 static void
 record (struct raid_array *a, unsigned old, uint64_t delta)
 {
@@ -171,15 +194,18 @@ record (struct raid_array *a, unsigned old, uint64_t delta)
  * writes all of theirs), the geometry becomes the new one at the old
  * size, the reshape starts at 0 and the superblocks say so. */
 static int
-apply (struct raid_array *a, unsigned n, uint64_t delta, char *changed,
-       size_t changedlen, char *err, size_t errlen)
+apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
+       char *changed, size_t changedlen, char *err, size_t errlen)
 {
   struct raid_reshape *r = &a->reshape;
   struct raid_geometry g = a->geo, old = a->geo;
+  const unsigned n = to->members;
   unsigned m, i;
   size_t used = 0;
 
   g.members = n;
+  g.chunk_bytes = to->chunk_bytes;
+  g.layout = to->layout;
   if (geometry_init (&g, err, errlen) == -1)
     return -1;
   if (a->ops->teardown)
@@ -223,17 +249,17 @@ apply (struct raid_array *a, unsigned n, uint64_t delta, char *changed,
 }
 
 int
-raid_admin_reshape (struct raid_array *a, unsigned n, char *changed,
-                    size_t changedlen, char *done, size_t donelen, char *err,
-                    size_t errlen)
+raid_admin_reshape (struct raid_array *a, const struct reshape_target *to,
+                    char *changed, size_t changedlen, char *done,
+                    size_t donelen, char *err, size_t errlen)
 {
-  unsigned old = a->geo.members;
   uint64_t delta, old_bytes = a->geo.array_bytes;
+  char what[160];
   int r;
 
   changed[0] = '\0';
   pthread_mutex_lock (&a->sb_lock);
-  r = check_array (a, n, &delta, err, errlen);
+  r = check_array (a, to, &delta, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
   if (r == -1)
     return -1;
@@ -241,22 +267,26 @@ raid_admin_reshape (struct raid_array *a, unsigned n, char *changed,
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
   /* Checked again: a member may have failed, a job started. */
-  r = check_array (a, n, &delta, err, errlen);
+  r = check_array (a, to, &delta, err, errlen);
   if (r == 0)
-    r = apply (a, n, delta, changed, changedlen, err, errlen);
+    r = apply (a, to, delta, changed, changedlen, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
   array_unquiesce (a);
   array_release_requests (a);
   if (r == -1)
     return -1;
+  reshape_describe (a, what, sizeof what);
   array_log (a, RAID_LOG_INFO,
-             "array %s: reshape from %u to %u members "
-             "starts; data offsets move back %" PRIu64 " bytes; the array "
-             "grows from %" PRIu64 " to %" PRIu64 " bytes at its end",
-             a->name, old, n, delta, old_bytes, a->reshape.new_bytes);
-  snprintf (done, donelen,
-            "array %s is reshaping from %u to %u members; "
-            "it grows from %" PRIu64 " to %" PRIu64 " bytes when done",
-            a->name, old, n, old_bytes, a->reshape.new_bytes);
+             "array %s: reshape %s starts; data offsets move back "
+             "%" PRIu64 " bytes; the array is %" PRIu64 " bytes, "
+             "%" PRIu64 " when done",
+             a->name, what, delta, old_bytes, a->reshape.new_bytes);
+  if (a->reshape.new_bytes == old_bytes)
+    snprintf (done, donelen, "array %s is reshaping %s", a->name, what);
+  else
+    snprintf (done, donelen,
+              "array %s is reshaping %s; it grows from %" PRIu64 " to %" PRIu64
+              " bytes when done",
+              a->name, what, old_bytes, a->reshape.new_bytes);
   return 0;
 }

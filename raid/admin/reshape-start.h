@@ -1,13 +1,21 @@
-/* nbdraid: nbdraid grow --raid-devices N on a RAID5 (reshape-start.c);
- * the same contract as raid_admin_grow_devices, whose count it gets
- * checked. */
+/* nbdraid: a restriping reshape of a RAID5/6 starts (reshape-start.c):
+ * nbdraid grow --raid-devices N (the same contract as
+ * raid_admin_grow_devices, whose count it gets checked), --chunk and
+ * --layout (grow-shape.c). */
 #ifndef NBDRAID_RESHAPE_START_H
 #define NBDRAID_RESHAPE_START_H
 
 #include "array.h"
 
-int raid_admin_reshape (struct raid_array *a, unsigned n, char *changed,
-                        size_t changedlen, char *done, size_t donelen,
-                        char *err, size_t errlen);
+/* The shape a reshape makes. */
+struct reshape_target {
+  unsigned members;
+  uint64_t chunk_bytes;
+  uint32_t layout;
+};
+
+int raid_admin_reshape (struct raid_array *a, const struct reshape_target *to,
+                        char *changed, size_t changedlen, char *done,
+                        size_t donelen, char *err, size_t errlen);
 
 #endif

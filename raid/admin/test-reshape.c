@@ -1,11 +1,12 @@
 /* nbdraid: grow --raid-devices on a RAID5 and a RAID6 (a reshape from
- * 4 to 5 members), with and without a bitmap: mid-way, reads and
- * writes on both sides of the front give back what was written; the
- * array stopped there assembles again mid-reshape at its old size, the
- * reshape resumes and ends with the array bigger (a third, a half), the
- * data in place, the new space zeros and a check clean.  A RAID6 that
- * loses two members mid-way goes on without them to the same end.
- * Under valgrind too (raid/test-valgrind.sh).
+ * 4 to 5 members), with and without a bitmap, and grow --chunk (larger
+ * and smaller) and --layout: mid-way, reads and writes on both sides of
+ * the front give back what was written; the array stopped there
+ * assembles again mid-reshape at its old size, the reshape resumes and
+ * ends with the array bigger (a third, a half) or as big, the data in
+ * place, the new space zeros and a check clean.  A RAID6 that loses
+ * two members mid-way goes on without them to the same end.  Under
+ * valgrind too (raid/test-valgrind.sh).
  */
 #include <config.h>
 
@@ -81,10 +82,10 @@ scatter_writes (struct raid_array *a, const char *what, uint8_t *data,
   return 0;
 }
 
-/* name.conf again, listing the spare as the fifth member, as nbdraid
+/* name.conf again with n members (the spare as the fifth), as nbdraid
  * grow leaves it; assembled and started. */
 static struct raid_array *
-reassemble (const char *dir, const char *name, const char *keys,
+reassemble (const char *dir, const char *name, const char *keys, unsigned n,
             struct raid_config *cfg, char *err, size_t errlen)
 {
   struct raid_options ao = { 0 };
@@ -98,7 +99,7 @@ reassemble (const char *dir, const char *name, const char *keys,
   if (!fp)
     return NULL;
   fprintf (fp, "[array]\n%s[members]\n", keys);
-  for (m = 0; m < 5; m++)
+  for (m = 0; m < n; m++)
     fprintf (fp, "member = %s/%s-%u.img\n", dir, name, m);
   fclose (fp);
   if (raid_config_load (conf, cfg, err, errlen) == -1)
@@ -128,17 +129,40 @@ fail_roles (struct raid_array *a, const char *name, const char *fails)
   return 0;
 }
 
-/* A reshape of a 4-member array of `keys` with old_data data members
- * onto 5, the roles in `fails` failed half-way. */
+/* A reshape of a 4-member array of `keys` with old_data data members:
+ * grow `option` `value` (--raid-devices 5, --chunk, --layout), the
+ * roles in `fails` failed half-way; its config is `after` then. */
+struct reshape_case {
+  const char *name, *keys, *after;
+  unsigned old_data;
+  const char *option, *value, *fails;
+};
+
+/* Start the reshape the case asks for. */
 static int
-run_case (const char *dir, const char *name, const char *keys,
-          unsigned old_data, const char *fails)
+start_reshape (struct raid_array *a, const struct reshape_case *k, char *err,
+               size_t errlen)
 {
-  const unsigned working = 5 - (unsigned)(strlen (fails) + 1) / 2;
+  char done[512], changed[1024];
+
+  if (strcmp (k->option, "--raid-devices") == 0)
+    return raid_admin_grow_devices (a, k->value, changed, sizeof changed, done,
+                                    sizeof done, err, errlen);
+  return raid_admin_grow_shape (a, k->option, k->value, done, sizeof done, err,
+                                errlen);
+}
+
+static int
+run_case (const char *dir, const struct reshape_case *k)
+{
+  const char *name = k->name, *keys = k->keys, *fails = k->fails;
+  const bool more = strcmp (k->option, "--raid-devices") == 0;
+  const unsigned members = more ? 5 : 4;
+  const unsigned working = members - (unsigned)(strlen (fails) + 1) / 2;
   const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg, cfg2;
   struct raid_status *st = malloc (sizeof *st);
-  char err[1024], done[512], changed[1024], path[512];
+  char err[1024], path[512];
   enum raid_job_kind kind;
   uint64_t old_size, new_size;
   uint8_t *data = NULL;
@@ -156,7 +180,7 @@ run_case (const char *dir, const char *name, const char *keys,
   if (raid_start (a) == -1)
     goto out;
   old_size = raid_size (a);
-  new_size = old_size / old_data * (old_data + 1);
+  new_size = more ? old_size / k->old_data * (k->old_data + 1) : old_size;
   data = calloc (1, new_size);
   if (!data)
     goto out;
@@ -169,10 +193,8 @@ run_case (const char *dir, const char *name, const char *keys,
   }
   close (fd);
   if (raid_write (a, data, old_size, 0, true) == -1
-      || raid_admin_add (a, path, err, sizeof err) == -1
-      || raid_admin_grow_devices (a, "5", changed, sizeof changed, done,
-                                  sizeof done, err, sizeof err)
-             == -1) {
+      || (more && raid_admin_add (a, path, err, sizeof err) == -1)
+      || start_reshape (a, k, err, sizeof err) == -1) {
     fail ("%s: %s", name, err);
     goto out;
   }
@@ -191,7 +213,7 @@ run_case (const char *dir, const char *name, const char *keys,
   while (job_done (a, &kind) < MEMBER_BYTES / 2 && kind == RAID_JOB_RESHAPE)
     raid_job_step (a, 256 * 1024);
   raid_close (a);
-  a = reassemble (dir, name, keys, &cfg2, err, sizeof err);
+  a = reassemble (dir, name, k->after, members, &cfg2, err, sizeof err);
   if (!a) {
     fail ("%s: assembly mid-reshape: %s", name, err);
     goto out;
@@ -211,14 +233,15 @@ run_case (const char *dir, const char *name, const char *keys,
     goto out;
   }
   /* A check needs every member. */
-  if (working == 5 && raid_job_check (a, false, 0, err, sizeof err) == -1) {
+  if (working == members
+      && raid_job_check (a, false, 0, err, sizeof err) == -1) {
     fail ("%s: check: %s", name, err);
     goto out;
   }
   while (raid_job_step (a, RAID_JOB_STEP_MAX) == 1)
     ;
   raid_get_status (a, st);
-  if (!st->synced || st->mismatches || st->members != 5
+  if (!st->synced || st->mismatches || st->members != members
       || raid_status_working (st) != working) {
     fail ("%s: after the reshape: synced %d, %" PRIu64 " mismatches, %u of "
           "%u working",
@@ -227,9 +250,8 @@ run_case (const char *dir, const char *name, const char *keys,
     goto out;
   }
   checks++;
-  printf ("ok: %s reshaped from 4 to 5 members, %" PRIu64 " to %" PRIu64
-          " bytes\n",
-          name, old_size, new_size);
+  printf ("ok: %s reshaped (%s %s), %" PRIu64 " to %" PRIu64 " bytes\n", name,
+          k->option, k->value, old_size, new_size);
   r = 0;
 out:
   free (data);
@@ -240,33 +262,48 @@ out:
   return r;
 }
 
+static const struct reshape_case cases[] = {
+  { "bitmap", "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n",
+    "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n", 3, "--raid-devices", "5",
+    "" },
+  { "nobitmap",
+    "level = 5\nchunk = 64K\nlayout = right-asymmetric\nbitmap = none\n",
+    "level = 5\nchunk = 64K\nlayout = right-asymmetric\nbitmap = none\n", 3,
+    "--raid-devices", "5", "" },
+  { "raid6", "level = 6\nchunk = 16K\nbitmap-chunk = 64K\n",
+    "level = 6\nchunk = 16K\nbitmap-chunk = 64K\n", 2, "--raid-devices", "5",
+    "" },
+  { "raid6-degraded",
+    "level = 6\nchunk = 32K\nlayout = left-asymmetric\nbitmap = none\n",
+    "level = 6\nchunk = 32K\nlayout = left-asymmetric\nbitmap = none\n", 2,
+    "--raid-devices", "5", "1,4" },
+  { "chunk-up", "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n",
+    "level = 5\nchunk = 64K\nbitmap-chunk = 64K\n", 3, "--chunk", "64K", "" },
+  { "chunk-down", "level = 6\nchunk = 64K\nbitmap = none\n",
+    "level = 6\nchunk = 16K\nbitmap = none\n", 2, "--chunk", "16K", "" },
+  { "layout", "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n",
+    "level = 5\nchunk = 32K\nlayout = right-asymmetric\n"
+    "bitmap-chunk = 64K\n",
+    3, "--layout", "right-asymmetric", "" },
+  { "layout-degraded", "level = 6\nchunk = 32K\nbitmap = none\n",
+    "level = 6\nchunk = 32K\nlayout = left-symmetric-6\nbitmap = none\n", 2,
+    "--layout", "left-symmetric-6", "0" },
+};
+
 int
 main (void)
 {
   char dir[] = "/tmp/nbdraid-test-reshape.XXXXXX";
   char cmd[600];
   int failed = 0;
+  size_t i;
 
   if (!mkdtemp (dir)) {
     perror ("mkdtemp");
     return 1;
   }
-  failed |= run_case (dir, "bitmap",
-                      "level = 5\nchunk = 16K\n"
-                      "bitmap-chunk = 64K\n",
-                      3, "");
-  failed |= run_case (dir, "nobitmap",
-                      "level = 5\nchunk = 64K\n"
-                      "layout = right-asymmetric\nbitmap = none\n",
-                      3, "");
-  failed |= run_case (dir, "raid6",
-                      "level = 6\nchunk = 16K\n"
-                      "bitmap-chunk = 64K\n",
-                      2, "");
-  failed |= run_case (dir, "raid6-degraded",
-                      "level = 6\nchunk = 32K\n"
-                      "layout = left-asymmetric\nbitmap = none\n",
-                      2, "1,4");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    failed |= run_case (dir, &cases[i]);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);

@@ -47,15 +47,29 @@ total_stripes (const struct raid_array *a)
   return a->geo.member_bytes / a->geo.chunk_bytes;
 }
 
+/* New stripes in a unit of the job: windows and checkpoints start and
+ * end on these boundaries, md's reshape_position being a multiple of
+ * the larger chunk's stripe (raid5_run refuses others). */
+static uint64_t
+unit_stripes (const struct raid_array *a)
+{
+  const uint64_t C = a->geo.chunk_bytes, C0 = a->reshape.old.chunk_bytes;
+
+  return C0 > C ? C0 / C : 1;
+}
+
 /* The new stripe a window may end at, from where the superblocks say
- * the front is (see the top of this file). */
+ * the front is (see the top of this file), on a unit boundary. */
 static uint64_t
 window_limit (const struct raid_array *a)
 {
   const struct raid_reshape *r = &a->reshape;
+  const uint64_t C = a->geo.chunk_bytes, C0 = r->old.chunk_bytes;
+  uint64_t old_stripe
+      = r->safe * reshape_stripe_bytes (a) / (C0 * r->old.data_members);
+  uint64_t limit = (r->delta + old_stripe * C0) / C;
 
-  return r->delta / a->geo.chunk_bytes
-         + r->safe * a->geo.data_members / r->old.data_members;
+  return limit / unit_stripes (a) * unit_stripes (a);
 }
 
 int
@@ -82,10 +96,15 @@ reshape_checkpoint (struct raid_array *a)
   return rc;
 }
 
-/* Clear the reshape from superblock sb. */
+/* Clear the reshape from superblock sb: the new layout and chunk are
+ * the array's (md's raid5_finish_reshape). */
 static void
 clear_fields (struct md_superblock *sb)
 {
+  if (sb->feature_map & MD_FEATURE_RESHAPE) {
+    sb->layout = sb->new_layout;
+    sb->chunk_sectors = sb->new_chunk;
+  }
   sb->feature_map &= ~(MD_FEATURE_RESHAPE | MD_FEATURE_NEW_OFFSET);
   sb->reshape_position = 0;
   sb->delta_disks = 0;
@@ -230,10 +249,11 @@ step_reshape (struct raid_array *a, uint64_t budget)
 
   if (usable (a, &gone) == -1)
     return -1;
-  if (n == 0)
-    n = 1;
   if (n * S > WINDOW_BYTES)
-    n = WINDOW_BYTES / S ? WINDOW_BYTES / S : 1;
+    n = WINDOW_BYTES / S;
+  n = n / unit_stripes (a) * unit_stripes (a);
+  if (n == 0)
+    n = unit_stripes (a);
   buf = malloc (n * S);
   if (!buf)
     return -1;
@@ -281,19 +301,43 @@ step_reshape (struct raid_array *a, uint64_t budget)
 }
 
 void
+reshape_describe (const struct raid_array *a, char *buf, size_t len)
+{
+  const struct raid_geometry *o = &a->reshape.old, *g = &a->geo;
+  char l1[32], l2[32];
+  size_t used = 0;
+
+  buf[0] = '\0';
+  if (o->members != g->members)
+    used += (size_t)snprintf (buf, len, "from %u to %u members", o->members,
+                              g->members);
+  if (o->chunk_bytes != g->chunk_bytes && used < len)
+    used += (size_t)snprintf (
+        buf + used, len - used, "%sfrom a %" PRIu64 "K to a %" PRIu64 "K chunk",
+        used ? ", " : "", o->chunk_bytes / 1024, g->chunk_bytes / 1024);
+  if (o->layout != g->layout && used < len)
+    snprintf (buf + used, len - used, "%sfrom layout %s to %s",
+              used ? ", " : "",
+              raid_layout_name (o->level, o->layout, l1, sizeof l1),
+              raid_layout_name (g->level, g->layout, l2, sizeof l2));
+}
+
+void
 reshape_start_job (struct raid_array *a)
 {
+  char what[160];
+
   a->job = (struct raid_job){
     .kind = RAID_JOB_RESHAPE,
     .pos = a->reshape.front,
     .end = total_stripes (a),
     .started_at = a->reshape.front,
   };
+  reshape_describe (a, what, sizeof what);
   array_log (a, RAID_LOG_INFO,
-             "array %s: reshape from %u to %u members "
-             "runs from new stripe %" PRIu64 " of %" PRIu64,
-             a->name, a->reshape.old.members, a->geo.members, a->job.pos,
-             a->job.end);
+             "array %s: reshape %s runs from new stripe %" PRIu64
+             " of %" PRIu64,
+             a->name, what, a->job.pos, a->job.end);
   array_event (a, RAID_EVENT_REBUILD_STARTED, -1, "reshape");
 }
 
@@ -306,6 +350,7 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   int32_t moved = (int32_t)ref->new_offset;
   uint64_t S, pos;
   unsigned m, gone = 0;
+  char what[160];
 
   if (!(ref->feature_map & MD_FEATURE_RESHAPE))
     return 0;
@@ -313,6 +358,8 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
    * the old geometry must still be one (geometry_init says why not). */
   r->old = a->geo;
   r->old.members = a->geo.members - (unsigned)delta_disks;
+  r->old.layout = ref->layout;
+  r->old.chunk_bytes = (uint64_t)ref->chunk_sectors * 512;
   if (geometry_init (&r->old, err, errlen) == -1)
     return -1;
   r->delta = (uint64_t)(-(int64_t)moved) * 512;
@@ -337,12 +384,12 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   }
   S = reshape_stripe_bytes (a);
   pos = ref->reshape_position * 512;
-  if (pos % S || pos / S > total_stripes (a))
-    return array_refuse (err, errlen,
-                         "array %s: reshape_position %" PRIu64 " is not "
-                         "on a boundary of its new stripes (%" PRIu64
-                         " sectors)",
-                         a->name, ref->reshape_position, S / 512);
+  if (pos % (S * unit_stripes (a)) || pos / S > total_stripes (a))
+    return array_refuse (
+        err, errlen,
+        "array %s: reshape_position %" PRIu64 " is not "
+        "on a boundary of its new stripes (%" PRIu64 " sectors)",
+        a->name, ref->reshape_position, S * unit_stripes (a) / 512);
   if (reshape_codes_init (a) == -1)
     return array_refuse (err, errlen, "array %s: %s", a->name,
                          strerror (errno));
@@ -350,11 +397,11 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   r->new_bytes = a->geo.array_bytes;
   a->geo.array_bytes = r->old.array_bytes;
   r->active = true;
+  reshape_describe (a, what, sizeof what);
   array_log (a, RAID_LOG_INFO,
-             "array %s: reshape from %u to %u members "
-             "resumes at new stripe %" PRIu64 " of %" PRIu64,
-             a->name, r->old.members, a->geo.members, r->front,
-             total_stripes (a));
+             "array %s: reshape %s resumes at new stripe %" PRIu64
+             " of %" PRIu64,
+             a->name, what, r->front, total_stripes (a));
   reshape_start_job (a);
   return 0;
 }

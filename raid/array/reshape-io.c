@@ -42,9 +42,22 @@ void
 reshape_sync_units (const struct raid_array *a, uint64_t offset, uint64_t count,
                     uint64_t *first, uint64_t *last)
 {
+  const struct raid_geometry *o = &a->reshape.old;
+  const uint64_t C = a->geo.chunk_bytes, end = offset + count - 1;
+  /* The old geometry's stripes as member offsets, in the new one's
+   * units. */
+  uint64_t old_first
+      = offset / (o->chunk_bytes * o->data_members) * o->chunk_bytes / C;
+  uint64_t old_last
+      = ((end / (o->chunk_bytes * o->data_members) + 1) * o->chunk_bytes - 1)
+        / C;
+
   *first = offset / reshape_stripe_bytes (a);
-  *last = (offset + count - 1)
-          / (a->geo.chunk_bytes * a->reshape.old.data_members);
+  *last = end / reshape_stripe_bytes (a);
+  if (old_first < *first)
+    *first = old_first;
+  if (old_last > *last)
+    *last = old_last;
 }
 
 /* Where array byte addr lies in geometry g: its stripe's map, its data
@@ -385,15 +398,17 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
                uint64_t offset)
 {
   const uint64_t C = a->geo.chunk_bytes, S = reshape_stripe_bytes (a);
+  const uint64_t C0 = a->reshape.old.chunk_bytes;
   const uint8_t *d = buf;
-  uint8_t *mem = malloc (col_bytes (a, C));
+  uint8_t *mem = malloc (col_bytes (a, C > C0 ? C : C0));
   int r = mem ? 0 : -1;
 
   pthread_rwlock_wrlock (&a->reshape.lock);
   while (count && r == 0) {
     struct member_set gone;
-    uint64_t edge = boundary (a), len = C - offset % C;
+    uint64_t edge = boundary (a);
     bool new_geo = offset < edge;
+    uint64_t len = new_geo ? C - offset % C : C0 - offset % C0;
 
     /* The front is a stripe boundary: no piece of a chunk straddles it. */
     if (len > count)

@@ -44,12 +44,12 @@ struct raid_reshape {
 /* Bytes of array one new stripe holds. */
 uint64_t reshape_stripe_bytes (const struct raid_array *a);
 
-/* The sync units (stripes, as member offsets: the bitmap's) a write
- * of [offset, offset+count) may touch in either geometry: from its
- * first new stripe (it starts lower in the new geometry, which has
- * more data members) to its last old one.  After a crash the reshape
- * rewrites the old geometry's stripes with their parity, and the
- * resync that follows an unclean stop finds the new ones marked. */
+/* The sync units (new stripes, as member offsets: the bitmap's) a
+ * write of [offset, offset+count) may touch in either geometry: the
+ * span of its new stripes and of its old ones (their member offsets in
+ * the new chunk's units).  After a crash the reshape rewrites the old
+ * geometry's stripes with their parity, and the resync that follows
+ * an unclean stop finds the new ones marked. */
 void reshape_sync_units (const struct raid_array *a, uint64_t offset,
                          uint64_t count, uint64_t *first, uint64_t *last);
 
@@ -63,6 +63,11 @@ int reshape_write (struct raid_array *a, const void *buf, uint64_t count,
 /* The superblocks say where the front is (flushing what the job wrote
  * first).  With the lock held alone.  0, or -1 if the array failed. */
 int reshape_checkpoint (struct raid_array *a);
+
+/* What the reshape changes, for messages: "from 4 to 5 members",
+ * "from a 64K to a 128K chunk", "from layout left-symmetric to
+ * right-asymmetric", joined with ", ". */
+void reshape_describe (const struct raid_array *a, char *buf, size_t len);
 
 /* Each window of the job: 1 while more, -1 on error. */
 int step_reshape (struct raid_array *a, uint64_t budget);

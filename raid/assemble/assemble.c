@@ -180,6 +180,22 @@ check_distinct (const struct candidate *c, unsigned n, char *err,
   return 0;
 }
 
+/* The layout and chunk the array has, or takes in the reshape under
+ * way (md keeps the old ones in layout and chunksize until its end):
+ * the config names those. */
+static uint32_t
+sb_layout (const struct md_superblock *sb)
+{
+  return sb->feature_map & MD_FEATURE_RESHAPE ? sb->new_layout : sb->layout;
+}
+
+static uint32_t
+sb_chunk_sectors (const struct md_superblock *sb)
+{
+  return sb->feature_map & MD_FEATURE_RESHAPE ? sb->new_chunk
+                                              : sb->chunk_sectors;
+}
+
 /* The config and the superblocks must describe the same geometry. */
 static int
 check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
@@ -198,20 +214,20 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
                          "%s: lists %u members but the superblocks "
                          "say the array has %u",
                          cfg->file, cfg->nmembers, sb->raid_disks);
-  if (l->layouts && sb->layout != cfg->layout)
+  if (l->layouts && sb_layout (sb) != cfg->layout)
     return array_refuse (
         err, errlen,
         "%s:%d: layout is %s but the superblocks "
         "say %s",
         cfg->file, cfg->layout_line,
         raid_layout_name (cfg->level, cfg->layout, c, sizeof c),
-        raid_layout_name (sb->level, sb->layout, s, sizeof s));
-  if (l->has_chunk && (uint64_t) sb->chunk_sectors * 512 != cfg->chunk_bytes)
+        raid_layout_name (sb->level, sb_layout (sb), s, sizeof s));
+  if (l->has_chunk && (uint64_t)sb_chunk_sectors (sb) * 512 != cfg->chunk_bytes)
     return array_refuse (err, errlen,
                          "%s:%d: chunk is %" PRIu64 "K but the "
                          "superblocks say %uK",
                          cfg->file, cfg->chunk_line, cfg->chunk_bytes / 1024,
-                         sb->chunk_sectors / 2);
+                         sb_chunk_sectors (sb) / 2);
   /* The superblocks keep the policy; a config that names another asks
    * for a change (mdadm --grow --consistency-policy) we do not make. */
   if (cfg->ppl_line && cfg->ppl != md_sb_has_ppl (sb))
@@ -670,8 +686,8 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     goto fail;
 
   a->geo.level = ref->level;
-  a->geo.layout = ref->layout;
-  a->geo.chunk_bytes = (uint64_t) ref->chunk_sectors * 512;
+  a->geo.layout = sb_layout (ref);
+  a->geo.chunk_bytes = (uint64_t)sb_chunk_sectors (ref) * 512;
   a->geo.member_bytes = ref->size_sectors * 512;
   if (raid_level_find (ref->level)->zoned && ref->size_sectors == 0)
     a->geo.member_bytes = raid0_member_bytes (a);

@@ -527,6 +527,11 @@ int raid_admin_grow (struct raid_array *a, const char *size, char *done,
 int raid_admin_grow_devices (struct raid_array *a, const char *count,
                              char *changed, size_t changedlen, char *done,
                              size_t donelen, char *err, size_t errlen);
+/* nbdraid grow --chunk SIZE or --layout NAME (option) on a RAID5/6:
+ * a reshape into the new shape starts, as for more members. */
+int raid_admin_grow_shape (struct raid_array *a, const char *option,
+                           const char *value, char *done, size_t donelen,
+                           char *err, size_t errlen);
 /* Whether client writes are refused now (EROFS). */
 bool raid_readonly (const struct raid_array *a);
 /* The top array of nested ones: a new device joins the shared spares. */

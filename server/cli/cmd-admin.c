@@ -41,7 +41,7 @@ static const struct verb {
   const char *name;
   int min, max;
   const char *args;             /* for its usage line */
-  const char *options[4];
+  const char *options[6];
 } verbs[] = {
   { "status", 0, 0, "[--json|--prometheus] [--watch]",
     { "--json", "--prometheus", "--watch" } },
@@ -51,8 +51,10 @@ static const struct verb {
   { "add", 1, 1, "PATH", { NULL } },
   { "re-add", 1, 1, "MEMBER", { NULL } },
   { "replace", 1, 1, "MEMBER [--with PATH]", { "--with" } },
-  { "grow", 0, 0, "--size max|SIZE | --raid-devices N | --level L",
-    { "--size", "--raid-devices", "--level" } },
+  { "grow", 0, 0,
+    "--size max|SIZE | --raid-devices N | --level L | --chunk SIZE | "
+    "--layout NAME",
+    { "--size", "--raid-devices", "--level", "--chunk", "--layout" } },
   { "check", 0, 0, "[--budget DURATION] [--from-start]",
     { "--budget", "--from-start" } },
   { "repair", 0, 0, "[--budget DURATION] [--from-start]",
@@ -82,7 +84,8 @@ static int
 grow_options (const char *line)
 {
   return !!strstr (line, "\t--size\t") + !!strstr (line, "\t--raid-devices\t")
-    + !!strstr (line, "\t--level\t");
+         + !!strstr (line, "\t--level\t") + !!strstr (line, "\t--chunk\t")
+         + !!strstr (line, "\t--layout\t");
 }
 
 /* Options that take a value. */
@@ -90,9 +93,10 @@ static bool
 valued (const char *option)
 {
   return strcmp (option, "--with") == 0 || strcmp (option, "--budget") == 0
-    || strcmp (option, "--size") == 0 || strcmp (option, "--array") == 0
-    || strcmp (option, "--raid-devices") == 0
-    || strcmp (option, "--level") == 0;
+         || strcmp (option, "--size") == 0 || strcmp (option, "--array") == 0
+         || strcmp (option, "--raid-devices") == 0
+         || strcmp (option, "--level") == 0 || strcmp (option, "--chunk") == 0
+         || strcmp (option, "--layout") == 0;
 }
 
 /* Print the verb's usage line on fp; return a usage error's status (or
@@ -244,7 +248,8 @@ cmd_admin (int argc, char **argv)
                      ? absolute (w, abs, sizeof abs) : w))
       return 2;
   }
-  /* grow takes one of --size, --raid-devices and --level. */
+  /* grow takes one of --size, --raid-devices, --level, --chunk and
+   * --layout. */
   if ((!rq.socket && !rq.config) || nargs < v->min ||
       (strcmp (v->name, "speed-limit") == 0 && nargs == 1) ||
       (strcmp (v->name, "grow") == 0 && grow_options (rq.line) != 1))

@@ -738,6 +738,30 @@ control_command (struct control *c, struct raid_array *a,
     answer (fp, r, err, done);
     control_kick (c);
   }
+  else if (strcmp (w[0], "grow") == 0 && n == 3
+           && (strcmp (w[1], "--chunk") == 0
+               || strcmp (w[1], "--layout") == 0)) {
+    struct raid_shape sh;
+
+    if (t.a != a) {
+      snprintf (err, sizeof err,
+                "array %s is nested in array %s: changing "
+                "its shape is not supported",
+                raid_name (t.a), raid_name (a));
+      r = -1;
+    }
+    else
+      r = raid_admin_grow_shape (t.a, w[1], w[2], done, sizeof done, err,
+                                 sizeof err);
+    /* The superblocks carry the new shape: the config follows. */
+    if (r == 0) {
+      raid_get_shape (t.a, &sh);
+      r = raid_config_set_level (cfg, sh.level, sh.layout, sh.chunk_bytes, err,
+                                 sizeof err);
+    }
+    answer (fp, r, err, done);
+    control_kick (c); /* the reshape */
+  }
   else if ((strcmp (w[0], "readonly") == 0 ||
             strcmp (w[0], "readwrite") == 0) && n == 1) {
     bool ro = w[0][4] == 'o';
