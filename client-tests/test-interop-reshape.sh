@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Linux md takes up a reshape nbdraid left half-way: a 4-member RAID5
 # (RAID6 with RESHAPE_LEVEL=6: test-interop-reshape-raid6.sh) grown
-# with nbdraid grow --raid-devices 5, the server stopped in the
+# with nbdraid grow --raid-devices 5 (or RESHAPE_GROW, "--chunk 128K":
+# test-interop-reshape-chunk.sh), the server stopped in the
 # middle (its superblocks say the reshape bit, reshape_position,
 # delta_disks 1 and each member's data offset moving back).  In a
 # guest md assembles the five members, finishes the reshape, and the
@@ -16,6 +17,9 @@ requires_guest
 level=${RESHAPE_LEVEL:-5}
 name=r$level
 data_members=$((level == 5 ? 3 : 2))
+grow=${RESHAPE_GROW:---raid-devices 5}
+n=4
+[ "${grow%% *}" = --raid-devices ] && n=5
 
 interop_config "$T/$name" "$level" left-symmetric 64K 4 24M none
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
@@ -27,20 +31,24 @@ start_server "$conf"
 size=$(export_size)
 seeded_data "$T/data" "$size" reshape
 nbdcopy --flush "$T/data" "$uri"
-"$NBDRAID" add "$conf" "$T/$name/d4.img" > /dev/null || die "add refused"
-"$NBDRAID" grow "$conf" --raid-devices 5 > /dev/null || die "grow refused"
+if [ $n = 5 ]; then
+  "$NBDRAID" add "$conf" "$T/$name/d4.img" > /dev/null || die "add refused"
+fi
+# shellcheck disable=SC2086
+"$NBDRAID" grow "$conf" $grow > /dev/null || die "grow $grow refused"
 wait_status 60 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 8 * 1048576" ||
   die "the reshape did not get far: $(status_json)"
 stop_server
 grep -q "reshape finished" "$T/nbdkit.log" && die "the reshape finished before the stop"
-new=$((size / data_members * (data_members + 1)))
+new=$size
+[ $n = 5 ] && new=$((size / data_members * (data_members + 1)))
 truncate -s "$new" "$T/data"
 sum=$(md5 "$T/data")
 
-mapfile -t disks < <(disk_args "$name" "$T/$name" 5)
+mapfile -t disks < <(disk_args "$name" "$T/$name" $n)
 guest_script "$T/guest.sh" <<EOF2
-mdadm --examine /dev/disk/$name-0 | grep -E 'Reshape|Delta|Data Offset|New Offset|Raid Devices'
-if ! out=\$(mdadm --assemble /dev/md0 \$(members $name 5) 2>&1); then
+mdadm --examine /dev/disk/$name-0 | grep -E 'Reshape|Delta|Data Offset|New Offset|Raid Devices|Chunk|Layout'
+if ! out=\$(mdadm --assemble /dev/md0 \$(members $name $n) 2>&1); then
   fail "mdadm --assemble: \$out"
 else
   echo "assemble: \$out"
