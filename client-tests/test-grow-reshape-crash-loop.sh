@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kill -9 of the server again and again through a RAID5 reshape from 4
-# to 5 members, each time with crash-writer.py's writes in flight (the
+# to 5 members (or, with RESHAPE_GROW="--chunk 128K", from a 64K to a
+# 128K chunk: test-grow-reshape-chunk-crash-loop.sh), each time with crash-writer.py's writes in flight (the
 # kill comes right after the next writes are sent): from the first
 # windows, bounded by the room the data offsets moved back, to the
 # end.  After each restart every write crash-writer had acknowledged as
@@ -14,17 +15,23 @@ requires nbdinfo
 python3 -c 'import nbd' 2>/dev/null || skip "python3 nbd module missing"
 WRITER="/usr/bin/python3 $abs_top_srcdir/client-tests/crash-writer.py"
 
+grow=${RESHAPE_GROW:---raid-devices 5}
+n=4
+[ "${grow%% *}" = --raid-devices ] && n=5
 new_array r5 5 left-symmetric 64K 4 16M --assume-clean
 dir=$T/r5
-truncate -s 16M "$dir/d4.img"
 printf 'speed-min = 4M\nspeed-max = 4M\n' > "$T/speed"
 sed -i "/^\[array\]/r $T/speed" "$conf"
 start_server "$conf"
 size=$(export_size)
 random_file "$T/data" "$size"
 nbdcopy --flush "$T/data" "$uri"
-"$NBDRAID" add "$conf" "$dir/d4.img" > /dev/null || die "add refused"
-"$NBDRAID" grow "$conf" --raid-devices 5 > /dev/null || die "grow refused"
+if [ $n = 5 ]; then
+  truncate -s 16M "$dir/d4.img"
+  "$NBDRAID" add "$conf" "$dir/d4.img" > /dev/null || die "add refused"
+fi
+# shellcheck disable=SC2086
+"$NBDRAID" grow "$conf" $grow > /dev/null || die "grow $grow refused"
 
 kills=0 seeds=""
 while ! grep -q "reshape finished" "$T/nbdkit.log" && [ $kills -lt 60 ]; do
@@ -47,9 +54,11 @@ echo "ok: $kills kills, $resumes resumes: $(grep -o 'resumes at new stripe [0-9]
 [ "$resumes" -ge 3 ] || die "too few kills landed mid-reshape ($resumes)"
 "$NBDRAID" speed-limit "$conf" 0 0 > /dev/null
 "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
-wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 5"
+wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == $n"
 new=$(export_size)
-[ "$new" = $((size / 3 * 4)) ] || die "the array is $new bytes, not $((size / 3 * 4))"
+grown=$size
+[ $n = 5 ] && grown=$((size / 3 * 4))
+[ "$new" = "$grown" ] || die "the array is $new bytes, not $grown"
 nbdcopy "$uri" "$T/out"
 python3 - "$T/data" "$T/out" "$T/ledger" "$abs_top_srcdir/client-tests" $seeds <<'EOF2' || die "data wrong after the crashes"
 import sys
@@ -96,7 +105,7 @@ EOF2
 wait_status 60 "j['job']['kind'] == 'idle'"
 status_is "j['mismatches'] == 0" || die "mismatches after the reshape: $(status_json)"
 stop_server
-members="$dir/d0.img $dir/d1.img $dir/d2.img $dir/d3.img $dir/d4.img"
+members=$(member_paths "$dir" $n)
 check_members_hold "$T/out"
 rm -f "$T/data" "$T/out" "$T/model.img"
 echo "ok: the reshape survived $kills kills with writes in flight"
