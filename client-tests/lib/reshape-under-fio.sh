@@ -50,6 +50,16 @@ reshape_under_fio () {
   st=$("$NBDRAID" detail "$conf")
   grep -q 'State : .*reshaping' <<< "$st" && grep -q 'Reshape Status : ' <<< "$st" ||
     die "detail shows no reshape: $st"
+  # As mdadm --detail: the shape it changes from, then what changes.
+  case $option in
+    --raid-devices) want='Delta Devices : 1, (4->5)' ;;
+    --chunk) want="New Chunksize : $(($(numfmt --from=iec "$value") / 1024))K" ;;
+    --layout) want="New Layout : $value" ;;
+  esac
+  grep -qF "$want" <<< "$st" && grep -q 'Chunk Size : 64K' <<< "$st" &&
+    grep -q 'Layout : left-symmetric$' <<< "$st" || die "detail does not say '$want': $st"
+  status_is "j['reshape_from'] == {'members': 4, 'layout': 'left-symmetric', 'chunk_bytes': 65536}" ||
+    die "status does not say the shape the reshape changes from: $(status_json)"
   wait "$fio_pid" || { cat "$T/fio.out" >&2; die "fio verify failed across the reshape"; }
   "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
   wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == $n"

@@ -142,6 +142,12 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
     if (s->io)
       memcpy (identity[i], s->io->identity, sizeof identity[i]);
   }
+  if (a->reshape.active) {
+    st->reshape_from.active = true;
+    st->reshape_from.members = a->reshape.old.members;
+    st->reshape_from.layout = a->reshape.old.layout;
+    st->reshape_from.chunk_bytes = a->reshape.old.chunk_bytes;
+  }
   st->job_target = a->job.kind == RAID_JOB_RECOVERY ||
     a->job.kind == RAID_JOB_REPLACE ? (int) a->job.target : -1;
   if (a->job.kind == RAID_JOB_CHECK || a->job.kind == RAID_JOB_REPAIR) {

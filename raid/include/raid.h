@@ -443,6 +443,14 @@ struct raid_status {
   enum raid_job_kind job;
   int job_target;
   uint64_t job_done, job_total;       /* bytes of each member */
+  /* A reshape under way: the shape it changes from (level, layout,
+   * chunk_bytes and members above are the new one). */
+  struct raid_reshape_from {
+    bool active;
+    unsigned members;
+    uint32_t layout;
+    uint64_t chunk_bytes;
+  } reshape_from;
   uint64_t mismatches;                /* sectors, after check/repair */
   uint64_t unlocated;                 /* of them, on no one member */
   uint64_t last_work_bytes;           /* of each member, last resync or

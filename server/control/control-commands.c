@@ -186,6 +186,16 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            ", \"dirty\": %" PRIu64 "}", st->mismatches, st->unlocated,
            st->last_work_bytes, st->bitmap_chunk_bytes, st->bitmap_chunks,
            st->bitmap_dirty);
+  fprintf (fp, ", \"reshape_from\": ");
+  if (st->reshape_from.active) {
+    fprintf (fp, "{\"members\": %u, \"layout\": ", st->reshape_from.members);
+    json_string (fp, raid_layout_name (st->level, st->reshape_from.layout,
+                                       layout, sizeof layout));
+    fprintf (fp, ", \"chunk_bytes\": %" PRIu64 "}",
+             st->reshape_from.chunk_bytes);
+  }
+  else
+    fprintf (fp, "null");
   fprintf (fp, ", \"consistency_policy\": \"%s\"", st->policy);
   fprintf (fp,
            ", \"write_behind\": {\"limit\": %u, \"outstanding\": %u"

@@ -64,12 +64,32 @@ device_words (const struct raid_device_status *d)
   }
 }
 
+/* mdadm --detail's lines of a reshape under way: what it changes. */
+static void
+reshape_lines (FILE *fp, const struct raid_status *st)
+{
+  char layout[40];
+
+  if (st->members != st->reshape_from.members)
+    fprintf (fp, "%18s : %d, (%u->%u)\n", "Delta Devices",
+             (int)st->members - (int)st->reshape_from.members,
+             st->reshape_from.members, st->members);
+  if (st->layout != st->reshape_from.layout)
+    fprintf (fp, "%18s : %s\n", "New Layout",
+             raid_layout_name (st->level, st->layout, layout, sizeof layout));
+  if (st->chunk_bytes != st->reshape_from.chunk_bytes)
+    fprintf (fp, "%18s : %" PRIu64 "K\n", "New Chunksize",
+             st->chunk_bytes / 1024);
+  fprintf (fp, "\n");
+}
+
 void
 detail_text (FILE *fp, const struct raid_status *st)
 {
   unsigned i, active = 0, working = 0, failed = 0, spares = 0;
   char buf[64], layout[40];
   const struct raid_level *l = raid_level_find (st->level);
+  const struct raid_reshape_from *rf = &st->reshape_from;
 
   for (i = 0; i < st->ndevices; i++) {
     const struct raid_device_status *d = &st->dev[i];
@@ -100,21 +120,25 @@ detail_text (FILE *fp, const struct raid_status *st)
   fprintf (fp, "%18s : %u\n%18s : %u\n%18s : %u\n%18s : %u\n\n",
            "Active Devices", active, "Working Devices", working,
            "Failed Devices", failed, "Spare Devices", spares);
+  /* As mdadm: while a reshape runs, the shape it changes from, and
+   * what changes below its progress. */
   if (l && l->layouts)
     fprintf (fp, "%18s : %s\n", "Layout",
-             raid_layout_name (st->level, st->layout, layout,
-                               sizeof layout));
+             raid_layout_name (st->level, rf->active ? rf->layout : st->layout,
+                               layout, sizeof layout));
   if (st->chunk_bytes)
     fprintf (fp, "%18s : %" PRIu64 "K\n", "Chunk Size",
-             st->chunk_bytes / 1024);
+             (rf->active ? rf->chunk_bytes : st->chunk_bytes) / 1024);
   fprintf (fp, "\n%18s : %s\n\n", "Consistency Policy", st->policy);
   if (st->job != RAID_JOB_NONE && st->job_total)
-    fprintf (fp, "%18s : %" PRIu64 "%% complete\n\n",
+    fprintf (fp, "%18s : %" PRIu64 "%% complete\n%s",
              st->job == RAID_JOB_CHECK || st->job == RAID_JOB_REPAIR
                  ? "Check Status"
              : st->job == RAID_JOB_RESHAPE ? "Reshape Status"
                                            : "Rebuild Status",
-             st->job_done * 100 / st->job_total);
+             st->job_done * 100 / st->job_total, rf->active ? "" : "\n");
+  if (rf->active)
+    reshape_lines (fp, st);
   fprintf (fp, "%18s : %s\n%18s : %s\n%18s : %" PRIu64 "\n\n", "Name",
            st->name, "UUID", st->uuid, "Events", st->events);
   fprintf (fp, "    Number   RaidDevice State\n");
