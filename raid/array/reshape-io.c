@@ -250,13 +250,17 @@ col_bytes (const struct raid_array *a, uint64_t len)
   return (a->geo.data_members + a->geo.parity_members) * len;
 }
 
-int
-reshape_read_range (struct raid_array *a, bool new_geo,
-                    const struct member_set *gone, uint8_t *buf, uint64_t count,
-                    uint64_t offset)
+/* Read array bytes [offset, offset+count) of geometry new_geo into buf
+ * piece by piece, each piece from its chunk or, when its role is gone
+ * or the chunk's read fails, from the rest of its stripe's column (a
+ * read error is computed around, as the level's reads do, but not
+ * rewritten: the reshape writes the bytes anew).  mem holds a column
+ * of chunks. */
+static int
+read_pieces (struct raid_array *a, bool new_geo, const struct member_set *gone,
+             uint8_t *buf, uint64_t count, uint64_t offset, uint8_t *mem)
 {
   const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
-  uint8_t *mem = NULL;
   struct io_batch b;
   struct spot sp;
   struct col c;
@@ -264,27 +268,67 @@ reshape_read_range (struct raid_array *a, bool new_geo,
 
   io_batch_init (&b);
   while (count && r == 0) {
+    struct member_set without = *gone;
     uint64_t len;
 
     locate (g, offset, &sp);
     len = g->chunk_bytes - sp.within < count ? g->chunk_bytes - sp.within
                                              : count;
-    if (!member_set_has (gone, sp.disk))
+    if (!member_set_has (gone, sp.disk)) {
+      io_batch_reset (&b);
       r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, buf);
-    else if (!mem && !(mem = malloc (col_bytes (a, g->chunk_bytes))))
-      r = -1;
-    else {
-      col_init (a, new_geo, &sp, len, mem, &c);
-      r = col_read (a, &c, gone);
-      if (r == 0)
-        memcpy (buf, c.block[sp.map.q_coef[sp.idx]], len);
+      if (r == 0 && array_run (a, &b) == 0)
+        goto next;
+      array_log (a, RAID_LOG_WARNING,
+                 "array %s: reshape: member %u (%s): read at %" PRIu64
+                 ": %s; computed from the rest of its stripe",
+                 a->name, sp.disk, array_slot (a, sp.disk)->path, b.ops[0].off,
+                 strerror (b.ops[0].err ? b.ops[0].err : EIO));
+      member_set_add (&without, sp.disk);
     }
+    col_init (a, new_geo, &sp, len, mem, &c);
+    r = col_read (a, &c, &without);
+    if (r == 0)
+      memcpy (buf, c.block[sp.map.q_coef[sp.idx]], len);
+  next:
     buf += len;
     offset += len;
     count -= len;
   }
-  if (r == 0)
-    r = run (a, &b);
+  io_batch_free (&b);
+  return r;
+}
+
+int
+reshape_read_range (struct raid_array *a, bool new_geo,
+                    const struct member_set *gone, uint8_t *buf, uint64_t count,
+                    uint64_t offset)
+{
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
+  uint8_t *mem = malloc (col_bytes (a, g->chunk_bytes));
+  uint64_t at = offset, left = count;
+  uint8_t *p = buf;
+  struct io_batch b;
+  struct spot sp;
+  bool whole = true;
+  int r = mem ? 0 : -1;
+
+  /* The chunks all at once, when every role is there and reads. */
+  io_batch_init (&b);
+  while (left && r == 0 && whole) {
+    uint64_t len;
+
+    locate (g, at, &sp);
+    len = g->chunk_bytes - sp.within < left ? g->chunk_bytes - sp.within : left;
+    whole = !member_set_has (gone, sp.disk);
+    if (whole)
+      r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, p);
+    p += len;
+    at += len;
+    left -= len;
+  }
+  if (r == 0 && (!whole || array_run (a, &b) != 0))
+    r = read_pieces (a, new_geo, gone, buf, count, offset, mem);
   io_batch_free (&b);
   free (mem);
   return r;
