@@ -7,9 +7,8 @@ from . import (levels, sweep, readers, degraded, rebuild, reshape, bitmap,
 
 ALL = {"levels": levels, "sweep": sweep, "readers": readers,
        "degraded": degraded, "rebuild": rebuild, "reshape": reshape,
-       "bitmap": bitmap,
-       "policy": policy, "nested": nested, "latency": latency, "rss": rss,
-       "disks": disks}
+       "bitmap": bitmap, "policy": policy, "nested": nested,
+       "latency": latency, "rss": rss, "disks": disks}
 # disks measures members that sleep (nbdkit's rate and delay filters):
 # minutes of a run that say nothing about the tmpfs targets.
 OPT_IN = {"disks"}
