@@ -40,6 +40,12 @@ rebuild,"rebuild, under client load"
 rebuild,"check, idle, all written"
 rebuild,"initial resync, idle"
 rebuild,rand read 4K qd32
+reshape,"reshape, idle"
+reshape,"rebuild, idle"
+reshape,"reshape, under rand read 4K qd16"
+reshape,rand read 4K qd16
+reshape,"reshape, under seq write 1M qd16"
+reshape,seq write 1M qd16
 bitmap,seq write 1M qd16
 bitmap,rand write 4K qd32
 nested,seq read 1M qd16

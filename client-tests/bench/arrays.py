@@ -1,6 +1,6 @@
 """nbdraid arrays for the benchmark: a spec, its config file, its member
 files, `nbdraid create`, the server, and the control verbs a section
-needs (status, fail, remove, add, speed-limit)."""
+needs (status, fail, remove, add, grow, speed-limit)."""
 import json
 import os
 import time
@@ -147,6 +147,11 @@ class Array:
 
     def add(self, path):
         command.run([paths.NBDRAID, "add", self.conf, path])
+
+    def grow_raid_devices(self, n):
+        """Start restriping onto N members (spares added first)."""
+        command.run([paths.NBDRAID, "grow", self.conf, "--raid-devices",
+                     str(n)])
 
     def check(self):
         """Start a check (md's scrub); wait_rebuilt waits for it."""

@@ -17,6 +17,7 @@ class Job:
     bs: str
     iodepth: int
     numjobs: int = 1    # >1: concurrent streams, each on its own range
+    extra: tuple = ()   # more fio options, e.g. VERIFIED's
 
     @property
     def is_random(self):
@@ -34,6 +35,16 @@ RAND_READ_QD1 = Job("rand read 4K qd1", "randread", "4k", 1)
 RAND_WRITE = Job("rand write 4K qd32", "randwrite", "4k", 32)
 READERS_12 = Job("12 seq readers 1M qd1", "read", "1M", 1, numjobs=12)
 READERS_1 = Job("1 seq reader 1M qd1", "read", "1M", 1)
+# Writes that verify_read can check afterwards: every block is fresh
+# random data behind a header with its offset and a crc32c of the
+# block, so a block that reads back torn, stale in part or from
+# another place fails.  (fio's verify_pattern=%o is cheaper but the
+# same in every 4K of a block: it misses 4K blocks swapped within it.)
+VERIFIED = ("--verify=crc32c", "--do_verify=0")
+# Fresh random data in every block (fio otherwise rewrites one buffer,
+# a few bytes scrambled), so that a checksum of the region tells
+# blocks that moved apart.
+DISTINCT = ("--refill_buffers",)
 
 
 @dataclass
@@ -59,7 +70,7 @@ def _args(job, region_bytes):
                  "--group_reporting"]
     if job.is_random:
         args += ["--norandommap", "--randrepeat=0"]
-    return args
+    return args + list(job.extra)
 
 
 def _parse(path, job):
@@ -82,22 +93,34 @@ def run(job, uri, region_bytes, runtime_s, ramp_s, out_json):
     return _parse(out_json, job)
 
 
-def prefill(uri, region_bytes, out_json, offset=0):
+def prefill(uri, region_bytes, out_json, offset=0, extra=()):
     """Write REGION_BYTES from OFFSET once, so reads read data, not
     holes (a hole on btrfs or in a sparse file costs nothing to
-    read)."""
+    read).  EXTRA: more fio options, e.g. DISTINCT or VERIFIED."""
     command.run(["fio", "--ioengine=nbd", f"--uri={uri}", "--name=prefill",
              "--rw=write", "--bs=1M", "--iodepth=16", f"--offset={offset}",
              f"--size={region_bytes}", "--output-format=json",
-             f"--output={out_json}"])
+             f"--output={out_json}", *extra])
 
 
-def start_background(job, uri, region_bytes, out_json, logf):
+def verify_read(uri, region_bytes, out_json):
+    """Read the first REGION_BYTES back and check every block a job
+    with VERIFIED options wrote there: fio fails on a bad checksum or
+    a block from another offset."""
+    command.run(["fio", "--ioengine=nbd", f"--uri={uri}", "--name=verify",
+             "--rw=read", "--bs=1M", "--iodepth=16",
+             f"--size={region_bytes}", "--verify=crc32c", "--verify_fatal=1",
+             "--output-format=json", f"--output={out_json}"])
+
+
+def start_background(job, uri, region_bytes, out_json, logf, ramp_s=0):
     """Start JOB with no time limit (stopped with SIGINT, after which
-    fio writes its JSON); return the Popen."""
+    fio writes its JSON), its first RAMP_S seconds not counted; return
+    the Popen."""
     return subprocess.Popen(
         ["fio", "--ioengine=nbd", f"--uri={uri}", "--time_based",
-         "--runtime=3600", "--output-format=json", f"--output={out_json}",
+         "--runtime=3600", f"--ramp_time={ramp_s}",
+         "--output-format=json", f"--output={out_json}",
          *_args(job, region_bytes)],
         stdin=subprocess.DEVNULL, stdout=logf, stderr=logf)
 

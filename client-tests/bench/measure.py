@@ -53,9 +53,9 @@ class Context:
         out = os.path.join(self.root, f"fio-{tag}.json")
         return fio.run(job, uri, region, self.runtime_s, self.ramp_s, out)
 
-    def prefill(self, uri, region, offset=0):
+    def prefill(self, uri, region, offset=0, extra=()):
         fio.prefill(uri, region, os.path.join(self.root, "fio-prefill.json"),
-                    offset)
+                    offset, extra)
 
 
 def figures(result, job):
