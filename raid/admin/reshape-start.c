@@ -47,9 +47,12 @@ data_floor (const struct raid_array *a, const struct raid_slot *s)
   return floor;
 }
 
-/* The most every device that will hold a role can move its data back,
- * in whole chunks of size unit: into *delta; the device with the least
- * room into *least (an op index). */
+/* How far every device that will hold a role moves its data back, in
+ * whole units (chunks of the larger size), into *delta: half the room
+ * the device with the least has (it into *least, an op index), at
+ * least a unit.  The other half is left for the next reshape, which
+ * can only move the data further back; a larger move means fewer
+ * checkpoints (job-reshape.c). */
 static void
 room (struct raid_array *a, unsigned n, uint64_t unit, uint64_t *delta,
       unsigned *least)
@@ -76,7 +79,7 @@ room (struct raid_array *a, unsigned n, uint64_t unit, uint64_t *delta,
       *least = i;
     }
   }
-  *delta = *delta / unit * unit;
+  *delta = *delta >= 2 * unit ? *delta / 2 / unit * unit : *delta / unit * unit;
 }
 
 /* The larger of the two chunks: md moves a reshape on in units of it,
