@@ -227,13 +227,14 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
     array_promote_spare (a, i, m);
     __atomic_store_n (&a->slots[m].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
   }
-  *r = (struct raid_reshape){
-    .active = true,
-    .old = old,
-    .new_bytes = g.array_bytes,
-    .delta = delta,
-    .lock = r->lock,
-  };
+  /* Field by field: the locks in r stay as they are. */
+  r->active = true;
+  r->old = old;
+  r->new_bytes = g.array_bytes;
+  r->delta = delta;
+  r->front = r->safe = 0;
+  r->busy_lo = r->busy_hi = 0;
+  r->stalled = false;
   g.array_bytes = old.array_bytes;
   a->geo = g;
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)

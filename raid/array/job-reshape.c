@@ -237,6 +237,23 @@ move_window (struct raid_array *a, const struct member_set *gone, uint8_t *buf,
   return run_pieces (&w.p, worker_count (a, w.p.each * C, (s1 - s0) * C));
 }
 
+/* The window of new stripes [s0, s1) is being moved (s1 == s0: none
+ * is): client writes to its stripes in either geometry wait. */
+static void
+set_busy (struct raid_array *a, uint64_t s0, uint64_t s1)
+{
+  struct raid_reshape *r = &a->reshape;
+  const uint64_t S = reshape_stripe_bytes (a);
+  const uint64_t S0 = r->old.chunk_bytes * r->old.data_members;
+
+  pthread_mutex_lock (&r->busy_mutex);
+  r->busy_lo = s0 * S / S0 * S0;
+  r->busy_hi = s1 == s0 ? r->busy_lo : (s1 * S + S0 - 1) / S0 * S0;
+  if (s1 == s0)
+    pthread_cond_broadcast (&r->busy_cond);
+  pthread_mutex_unlock (&r->busy_mutex);
+}
+
 int
 step_reshape (struct raid_array *a, uint64_t budget)
 {
@@ -268,8 +285,18 @@ step_reshape (struct raid_array *a, uint64_t budget)
     s1 = window_limit (a);
   if (s1 > total_stripes (a))
     s1 = total_stripes (a);
-  if (rc == 0)
+  /* The window is moved without the lock: reads of its bytes go to the
+   * old geometry, whose copy it leaves alone (the limit), and nothing
+   * reads the new stripes it writes until the front passes them; a
+   * reader that began before the front last moved, and may read old
+   * copies this window overwrites, was waited for by the wrlock. */
+  if (rc == 0) {
+    set_busy (a, s0, s1);
+    pthread_rwlock_unlock (&r->lock);
     rc = move_window (a, &gone, buf, s0, s1);
+    pthread_rwlock_wrlock (&r->lock);
+    set_busy (a, s0, s0);
+  }
   if (rc == 0) {
     __atomic_store_n (&r->front, s1, __ATOMIC_RELEASE);
     if (s1 < total_stripes (a) && (s1 - r->safe) * C >= checkpoint_bytes (a))

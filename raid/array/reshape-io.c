@@ -437,6 +437,25 @@ reshape_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
   return r;
 }
 
+/* With the lock held alone: wait until the window being moved touches
+ * none of array bytes [offset, offset+count).  The job picks no new
+ * window while the lock is held. */
+static void
+wait_window (struct raid_array *a, uint64_t offset, uint64_t count)
+{
+  struct raid_reshape *r = &a->reshape;
+
+  pthread_mutex_lock (&r->busy_mutex);
+  while (offset < r->busy_hi && r->busy_lo < offset + count) {
+    pthread_rwlock_unlock (&r->lock);
+    pthread_cond_wait (&r->busy_cond, &r->busy_mutex);
+    pthread_mutex_unlock (&r->busy_mutex);
+    pthread_rwlock_wrlock (&r->lock);
+    pthread_mutex_lock (&r->busy_mutex);
+  }
+  pthread_mutex_unlock (&r->busy_mutex);
+}
+
 int
 reshape_write (struct raid_array *a, const void *buf, uint64_t count,
                uint64_t offset)
@@ -448,6 +467,7 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
   int r = mem ? 0 : -1;
 
   pthread_rwlock_wrlock (&a->reshape.lock);
+  wait_window (a, offset, count);
   while (count && r == 0) {
     struct member_set gone;
     uint64_t edge = boundary (a);

@@ -33,9 +33,16 @@ struct raid_reshape {
    * superblocks' reshape_position says (safe). */
   uint64_t front;
   uint64_t safe;
-  /* Client reads share it, client writes and the job's windows hold
-   * it alone. */
+  /* Client reads share it; client writes, and the job while it moves
+   * the front or picks its next window, hold it alone.  The job moves
+   * a window's data without it: reads go on beside it (the window
+   * writes none of what they read, see job-reshape.c), writes that
+   * touch the window's stripes in either geometry, array bytes
+   * [busy_lo, busy_hi), wait on busy_cond until it is moved. */
   pthread_rwlock_t lock;
+  pthread_mutex_t busy_mutex;
+  pthread_cond_t busy_cond;
+  uint64_t busy_lo, busy_hi;
   bool stalled; /* a member failed: said once */
   /* The parity of the old geometry's stripes ([0]) and the new's. */
   struct parity_code code[2];

@@ -648,6 +648,8 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   stripe_locks_init (&a->locks);
   pthread_mutex_init (&a->sb_lock, NULL);
   pthread_rwlock_init (&a->reshape.lock, NULL);
+  pthread_mutex_init (&a->reshape.busy_mutex, NULL);
+  pthread_cond_init (&a->reshape.busy_cond, NULL);
   a->replacing = -1;
   a->geo.members = cfg->nmembers;
   a->readonly = a->refuse_writes = opts->readonly;
