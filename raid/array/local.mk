@@ -11,6 +11,9 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/job-pieces.c \
 	%reldir%/job-rebuild.c \
 	%reldir%/job-sync.c \
+	%reldir%/journal.c %reldir%/journal.h \
+	%reldir%/journal-replay.c %reldir%/journal-replay.h \
+	%reldir%/journal-write.c \
 	%reldir%/member-array.c \
 	%reldir%/multihost.c \
 	%reldir%/ppl.c %reldir%/ppl.h \

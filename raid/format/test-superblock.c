@@ -453,6 +453,13 @@ spoil (size_t i, struct md_superblock *sb, const char **what,
                   sb->bitmap_offset_sectors = -16);
   case 11: FAULT ("the bitmap header in the data", "bitmap_offset",
                   sb->bitmap_offset_sectors = 264192 - 8 - 7);
+  case 12:
+    FAULT ("a journal beside the bitmap", "write journal with a bitmap",
+           sb->feature_map |= MD_FEATURE_JOURNAL);
+  case 13:
+    FAULT ("a journal on RAID10", "write journal on level 10",
+           (sb->feature_map = MD_FEATURE_JOURNAL, sb->level = 10,
+            sb->layout = 0x102));
   default:
     return false;
   }

@@ -68,7 +68,13 @@ struct raid_config {
   /* md's consistency-policy ppl: a partial parity log closes RAID5's
    * write hole instead of a bitmap. */
   bool ppl;
-  int ppl_line;
+  int ppl_line; /* of consistency-policy, whichever */
+  /* md's consistency-policy journal (RAID5/6): every stripe update is
+   * logged on a journal device before the members see it; the device
+   * is [members] journal = PATH|URI. */
+  bool journal;
+  char *journal_path;
+  int journal_line;             /* of journal = */
   uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
   int bitmap_chunk_line;
   bool auto_readd;              /* re-add members that come back */
@@ -598,6 +604,11 @@ struct raid_member_info {
   bool has_ppl;
   int ppl_offset_sectors;
   unsigned ppl_size_sectors;
+  /* md's write journal; on the journal device, its log's tail (sectors
+   * from its data offset). */
+  bool has_journal;
+  bool journal_device;
+  uint64_t journal_tail_sectors;
   char bitmap_why[256];
   uint32_t bitmap_chunk_bytes;
   uint64_t bitmap_events, bitmap_events_cleared;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A RAID6 with md's write journal: data written through nbdcopy reads
+# back, the members hold it as md lays it out with every stripe's P and
+# Q right (md-model.py), the journal device carries md's journal role
+# and feature with the tail past the log after a clean stop, and the
+# array comes back with the same bytes.
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+requires nbdcopy
+
+dir=$T/j6
+make_members "$dir" 5 8M
+truncate -s 4M "$dir/journal.img"
+# shellcheck disable=SC2046
+write_config "$dir/a.conf" 6 left-symmetric 64K $(member_paths "$dir" 5)
+conf=$dir/a.conf
+members=$(member_paths "$dir" 5)
+array_option "consistency-policy = journal"
+echo "journal = $dir/journal.img" >> "$conf"
+"$NBDRAID" create "$conf" 2>> "$T/create.log" ||
+  die "create: $(tail -1 "$T/create.log")"
+
+mdadm --examine "$dir/journal.img" > "$T/ex.txt" 2>&1 || :
+grep -q "Device Role : Journal" "$T/ex.txt" ||
+  die "mdadm does not see the journal role: $(cat "$T/ex.txt")"
+grep -q "Feature Map : 0x200" "$T/ex.txt" ||
+  die "the journal device lacks md's journal feature: $(grep Feature "$T/ex.txt")"
+mdadm --examine "$dir/d0.img" | grep -q "Feature Map : 0x200" ||
+  die "member 0 lacks md's journal feature"
+
+start_server "$conf"
+size=$(export_size)
+random_file "$T/data" "$size"
+nbdcopy --connections=4 --flush "$T/data" "$uri"
+nbdcopy "$uri" "$T/out"
+cmp "$T/data" "$T/out" || die "read back differs"
+stop_server
+check_members_hold "$T/data"
+grep -q "write journal replayed" "$T/nbdkit.log" &&
+  die "a fresh journal had something to replay"
+
+# The clean stop moved the tail to the latest meta block.
+tail1=$("$NBDRAID" examine "$dir/journal.img" | sed -n 's/.*Journal Tail : \([0-9]*\).*/\1/p')
+[ -n "$tail1" ] && [ "$tail1" -gt 0 ] ||
+  die "the journal's tail did not move: $("$NBDRAID" examine "$dir/journal.img")"
+
+start_server "$conf"
+nbdcopy "$uri" "$T/out"
+cmp "$T/data" "$T/out" || die "read back after a restart differs"
+stop_server
+echo "ok: RAID6 with a write journal: $size bytes, tail at sector $tail1"
