@@ -190,10 +190,17 @@ journal_replay (uint32_t uuid_checksum, uint64_t ring_bytes,
       goto out;
     if (ok == 0)
       break;
-    if (check_parity_present (s, pos, err, errlen) == -1
-        || apply (s, &res->stripes, err, errlen) == -1)
+    /* The tail's own block is on the members already: md moves the
+     * tail only to a block whose stripes are written and flushed (its
+     * reclaim), or to a new empty one.  md rewrites it all the same;
+     * with a slow member that costs a start-up a write per page. */
+    if (res->skipped == 0)
+      res->skipped = 1;
+    else if (check_parity_present (s, pos, err, errlen) == -1
+             || apply (s, &res->stripes, err, errlen) == -1)
       goto out;
-    res->blocks++;
+    else
+      res->blocks++;
     pos = ring_add (s, pos, (1 + r5l_meta_pages (&s->m)) * R5L_BLOCK_BYTES);
     seq++;
   }

@@ -8,7 +8,8 @@
  * parity pages are written where they belong.  The first block that is
  * not is where the log ends, and the new log starts there.  Pages are
  * written in the order they were logged, so a stripe logged twice ends
- * as its later entry says.
+ * as its later entry says.  The block at the tail itself is checked
+ * but not written again: its stripes are on the members.
  */
 #ifndef NBDRAID_JOURNAL_REPLAY_H
 #define NBDRAID_JOURNAL_REPLAY_H
@@ -37,7 +38,8 @@ struct journal_replay_ops {
 struct journal_replay_result {
   uint64_t end_pos;  /* ring bytes: the first block not replayed */
   uint64_t end_seq;  /* the sequence number it should have had */
-  unsigned blocks;   /* meta blocks replayed */
+  unsigned blocks;   /* meta blocks replayed, */
+  unsigned skipped;  /* and the tail's, found on the members already */
   unsigned stripes;  /* parity payloads (stripe rows) replayed */
   char stopped[256]; /* why the block at end_pos ends the log */
 };
