@@ -29,6 +29,16 @@ mdadm --examine "$dir/d0.img" | grep -q "Feature Map : 0x200" ||
   die "member 0 lacks md's journal feature"
 
 start_server "$conf"
+status_is "j['consistency_policy'] == 'journal' and j['journal']['state'] == 'active' and j['journal']['path'].endswith('journal.img')" ||
+  die "status does not show the journal: $(status_json)"
+"$NBDRAID" status "$conf" | grep -q "consistency policy: journal (write-through), $dir/journal.img active" ||
+  die "status text: $("$NBDRAID" status "$conf")"
+"$NBDRAID" detail "$conf" > "$T/detail" || die "detail failed"
+grep -q "Consistency Policy : journal" "$T/detail" &&
+  grep -q " - *journal *$dir/journal.img" "$T/detail" ||
+  die "detail does not show the journal: $(cat "$T/detail")"
+"$NBDRAID" examine --json "$dir/journal.img" | grep -q '"consistency_policy": "journal"' ||
+  die "examine --json: no journal policy"
 size=$(export_size)
 random_file "$T/data" "$size"
 nbdcopy --connections=4 --flush "$T/data" "$uri"

@@ -163,6 +163,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
                : a->journal.on     ? "journal"
                : a->bitmap.present ? "bitmap"
                                    : "resync";
+  journal_status (a, st);
   behind_status (a, &st->behind_limit, &st->behind_writes, &st->behind_slots);
   if (a->bitmap.present) {
     st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;

@@ -362,6 +362,32 @@ journal_recover (struct raid_array *a, char *err, size_t errlen)
   return 0;
 }
 
+void
+journal_status (struct raid_array *a, struct raid_status *st)
+{
+  struct raid_journal *j = &a->journal;
+  uint64_t tail;
+
+  if (!j->on)
+    return;
+  st->journal_state = j->missing ? "missing"
+                      : __atomic_load_n (&j->failed, __ATOMIC_ACQUIRE)
+                          ? "faulty"
+                          : "active";
+  if (!j->dev)
+    return;
+  snprintf (st->journal_path, sizeof st->journal_path, "%s", j->dev->path);
+  if (__atomic_load_n (&j->failed, __ATOMIC_ACQUIRE))
+    snprintf (st->journal_why, sizeof st->journal_why, "%s", j->dev->why);
+  st->journal_bytes = j->area_bytes;
+  pthread_mutex_lock (&j->lock);
+  tail = __atomic_load_n (&j->tail, __ATOMIC_ACQUIRE);
+  st->journal_tail_sectors = tail / 512;
+  st->journal_used_bytes
+      = j->head >= tail ? j->head - tail : j->head + j->area_bytes - tail;
+  pthread_mutex_unlock (&j->lock);
+}
+
 /* ---- the superblock ---------------------------------------------- */
 
 void

@@ -109,6 +109,9 @@ int journal_commit (struct raid_array *a, struct journal_pending *p);
 void journal_fail_locked (struct raid_array *a, const char *what, int error);
 /* After the member writes of a committed request; frees p. */
 void journal_finish (struct raid_array *a, struct journal_pending *p);
+/* The journal's part of raid_status. */
+struct raid_status;
+void journal_status (struct raid_array *a, struct raid_status *st);
 /* Advance the tail to the latest meta block: wait for the logged
  * writes, flush the members, write the superblocks (md's reclaim).
  * At a clean stop, and when the ring runs short. */

@@ -450,8 +450,16 @@ struct raid_status {
                                        * recovery */
   uint64_t bitmap_chunk_bytes;        /* 0: no bitmap */
   uint64_t bitmap_chunks, bitmap_dirty;
-  /* md's consistency policy: none, resync, bitmap or ppl. */
+  /* md's consistency policy: none, resync, bitmap, ppl or journal. */
   const char *policy;
+  /* With a write journal: its device, "active", "faulty" (writes are
+   * refused) or "missing" (assembled read-only without it), why, its
+   * ring, the bytes its log holds and the tail (sectors from its data
+   * offset). */
+  char journal_path[256];
+  const char *journal_state;
+  char journal_why[256];
+  uint64_t journal_bytes, journal_used_bytes, journal_tail_sectors;
   /* write-behind: md's limit (0: off); the behind-writes not yet on
    * the write-mostly members, and what they count against the limit
    * (once per MiB or part, as md counts). */
