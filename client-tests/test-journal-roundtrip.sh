@@ -58,4 +58,19 @@ start_server "$conf"
 nbdcopy "$uri" "$T/out"
 cmp "$T/data" "$T/out" || die "read back after a restart differs"
 stop_server
-echo "ok: RAID6 with a write journal: $size bytes, tail at sector $tail1"
+
+# Without its journal the array starts only read-only (mdadm's rule).
+mv "$dir/journal.img" "$dir/away.img"
+rm -f "$T/x.sock"
+if nbdkit -f -U "$T/x.sock" "$PLUGIN" "$conf" 2> "$T/refused.log"; then
+  die "started without its journal"
+fi
+grep -q "array test: its write journal $dir/journal.img is missing: .*No such file.*; md will not start an array without its journal.*start it read-only (readonly=true)" \
+  "$T/refused.log" || die "refused, but not as md's rule: $(cat "$T/refused.log")"
+[ "$(grep -c . "$T/refused.log")" = 1 ] || die "not one line: $(cat "$T/refused.log")"
+start_server "$conf" readonly=true
+nbdcopy "$uri" "$T/out"
+cmp "$T/data" "$T/out" || die "read back without the journal differs"
+stop_server
+echo "ok: RAID6 with a write journal: $size bytes, tail at sector $tail1;" \
+  "refused without it unless read-only"
