@@ -25,20 +25,23 @@ grep -q "Device Role : Journal" "$T/ex.txt" ||
   die "mdadm does not see the journal role: $(cat "$T/ex.txt")"
 grep -q "Feature Map : 0x200" "$T/ex.txt" ||
   die "the journal device lacks md's journal feature: $(grep Feature "$T/ex.txt")"
-mdadm --examine "$dir/d0.img" | grep -q "Feature Map : 0x200" ||
-  die "member 0 lacks md's journal feature"
+mdadm --examine "$dir/d0.img" > "$T/ex0.txt" 2>&1 || :
+grep -q "Feature Map : 0x200" "$T/ex0.txt" ||
+  die "member 0 lacks md's journal feature: $(cat "$T/ex0.txt")"
 
 start_server "$conf"
 status_is "j['consistency_policy'] == 'journal' and j['journal']['state'] == 'active' and j['journal']['path'].endswith('journal.img')" ||
   die "status does not show the journal: $(status_json)"
-"$NBDRAID" status "$conf" | grep -q "consistency policy: journal (write-through), $dir/journal.img active" ||
-  die "status text: $("$NBDRAID" status "$conf")"
+"$NBDRAID" status "$conf" > "$T/status"
+grep -q "consistency policy: journal (write-through), $dir/journal.img active" \
+  "$T/status" || die "status text: $(cat "$T/status")"
 "$NBDRAID" detail "$conf" > "$T/detail" || die "detail failed"
 grep -q "Consistency Policy : journal" "$T/detail" &&
   grep -q " - *journal *$dir/journal.img" "$T/detail" ||
   die "detail does not show the journal: $(cat "$T/detail")"
-"$NBDRAID" examine --json "$dir/journal.img" | grep -q '"consistency_policy": "journal"' ||
-  die "examine --json: no journal policy"
+"$NBDRAID" examine --json "$dir/journal.img" > "$T/ex.json"
+grep -q '"consistency_policy": "journal"' "$T/ex.json" ||
+  die "examine --json: no journal policy: $(cat "$T/ex.json")"
 size=$(export_size)
 random_file "$T/data" "$size"
 nbdcopy --connections=4 --flush "$T/data" "$uri"
@@ -50,13 +53,21 @@ grep -q "write journal replayed" "$T/nbdkit.log" &&
   die "a fresh journal had something to replay"
 
 # The clean stop moved the tail to the latest meta block.
-tail1=$("$NBDRAID" examine "$dir/journal.img" | sed -n 's/.*Journal Tail : \([0-9]*\).*/\1/p')
+"$NBDRAID" examine "$dir/journal.img" > "$T/exj.txt"
+tail1=$(sed -n 's/.*Journal Tail : \([0-9]*\).*/\1/p' "$T/exj.txt")
 [ -n "$tail1" ] && [ "$tail1" -gt 0 ] ||
-  die "the journal's tail did not move: $("$NBDRAID" examine "$dir/journal.img")"
+  die "the journal's tail did not move: $(cat "$T/exj.txt")"
 
 start_server "$conf"
 nbdcopy "$uri" "$T/out"
 cmp "$T/data" "$T/out" || die "read back after a restart differs"
+if out=$("$NBDRAID" grow "$conf" --level 5 2>&1); then
+  die "grow --level of a journaled array: $out"
+fi
+case $out in
+  *"array test keeps a write journal: changing its level is not supported"*) ;;
+  *) die "grow --level refused, but not for the journal: $out" ;;
+esac
 stop_server
 
 # Without its journal the array starts only read-only (mdadm's rule).

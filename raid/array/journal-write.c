@@ -295,7 +295,10 @@ journal_commit (struct raid_array *a, struct journal_pending *p)
     goto out;
   }
   if (write_units (j, p) == -1 || j->dev->io->ops->flush (j->dev->io) == -1) {
-    error = errno;
+    /* Memory short is no fault of the device: the write fails alone
+     * (what it logged is whole rows, harmless to replay). */
+    if (errno != ENOMEM)
+      error = errno;
     goto out;
   }
   j->in_flight++;

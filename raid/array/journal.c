@@ -408,9 +408,6 @@ journal_write_superblock (struct raid_array *a,
   sb.devflags = 0;
   sb.data_offset_sectors = s->sb.data_offset_sectors;
   sb.data_size_sectors = s->sb.data_size_sectors;
-  /* md's super_1_load: no device records a size past its data. */
-  if (sb.size_sectors > sb.data_size_sectors)
-    sb.size_sectors = sb.data_size_sectors;
   sb.feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;
   /* md v1.2: a journal's recovery_offset is journal_tail. */
   sb.recovery_offset_sectors

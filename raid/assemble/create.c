@@ -517,8 +517,8 @@ random_uuid (uint8_t uuid[16])
 }
 
 /* The journal device's superblock: the members', with its own device
- * number and data area, the size no larger than that (md's
- * super_1_load), and the log's tail at the area's start.  The log
+ * number and data area, and the log's tail at the area's start.  The
+ * size stays the members' (mdadm's compare_super1 wants it equal).  The log
  * itself starts at the first assembly (md's r5l_load_log). */
 static int
 write_journal_superblock (struct creation *c, struct md_superblock *sb,
@@ -532,8 +532,6 @@ write_journal_superblock (struct creation *c, struct md_superblock *sb,
   sb->recovery_offset_sectors = 0;
   random_uuid (sb->device_uuid);
   sb->data_size_sectors = (m->size_bytes - data_offset) / SECTOR;
-  if (sb->size_sectors > sb->data_size_sectors)
-    sb->size_sectors = sb->data_size_sectors;
   if (undo_save (c->undo, m, MD_SB_OFFSET_BYTES, MD_SB_BLOCK_BYTES) == -1
       || undo_save (c->undo, m, data_offset, R5L_BLOCK_BYTES) == -1
       || m->ops->pwrite (m, (uint8_t[R5L_BLOCK_BYTES]){ 0 }, R5L_BLOCK_BYTES,

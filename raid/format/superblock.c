@@ -448,7 +448,10 @@ md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
   if ((sb->feature_map & MD_FEATURE_JOURNAL)
       && check_journal (sb, err, errlen) == -1)
     return -1;
-  if (sb->size_sectors > sb->data_size_sectors) {
+  /* A journal device records the members' size (mdadm compares it on
+   * every device), not one of its own. */
+  if (sb->size_sectors > sb->data_size_sectors
+      && md_sb_role (sb) != MD_ROLE_JOURNAL) {
     snprintf (err, errlen, "size %" PRIu64 " exceeds data_size %" PRIu64,
               sb->size_sectors, sb->data_size_sectors);
     return -1;

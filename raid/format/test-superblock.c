@@ -482,6 +482,14 @@ check_semantics (void)
   sb.bitmap_offset_sectors = -16;       /* no bitmap: not looked at */
   if (md_sb_check (&sb, member_bytes, err, sizeof err) != 0)
     fail ("md_sb_check looked at bitmap_offset without a bitmap: %s", err);
+  /* A journal device carries the members' size, past its own data
+   * (mdadm compares size on every device). */
+  sb.feature_map = MD_FEATURE_JOURNAL;
+  sb.dev_number = 6;
+  sb.dev_roles[6] = MD_ROLE_JOURNAL;
+  sb.data_size_sectors = 0x1000;
+  if (md_sb_check (&sb, member_bytes, err, sizeof err) != 0)
+    fail ("md_sb_check refused a journal device: %s", err);
   for (i = 0;; i++) {
     sane_superblock (&sb);
     if (!spoil (i, &sb, &what, &field))
