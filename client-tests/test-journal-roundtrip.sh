@@ -3,7 +3,9 @@
 # back, the members hold it as md lays it out with every stripe's P and
 # Q right (md-model.py), the journal device carries md's journal role
 # and feature with the tail past the log after a clean stop, and the
-# array comes back with the same bytes.
+# array comes back with the same bytes.  The log of 21 MiB of data and
+# its parity fills the 3 MiB ring many times over: it wraps, the tail
+# following the writes.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdcopy
@@ -45,6 +47,8 @@ grep -q '"consistency_policy": "journal"' "$T/ex.json" ||
 size=$(export_size)
 random_file "$T/data" "$size"
 nbdcopy --connections=4 --flush "$T/data" "$uri"
+status_is "j['journal']['used_bytes'] < j['journal']['bytes'] and 4 * j['journal']['bytes'] < $size" ||
+  die "the log did not wrap round its ring: $(status_json)"
 nbdcopy "$uri" "$T/out"
 cmp "$T/data" "$T/out" || die "read back differs"
 stop_server
