@@ -140,25 +140,18 @@ row_meta_bytes (const struct journal_pending *p, unsigned from, unsigned to)
   return n;
 }
 
-/* Log entries [from, to) as one meta block and its pages at the head. */
-static int
-write_unit (struct raid_journal *j, const struct journal_pending *p,
-            unsigned from, unsigned to)
+/* Encode entries [from, to) as one meta block (built in m) at ring
+ * byte pos with sequence seq, its pages after it, into buf; the bytes
+ * it takes. */
+static uint64_t
+fill_unit (const struct raid_journal *j, const struct journal_pending *p,
+           unsigned from, unsigned to, uint64_t pos, uint64_t seq,
+           struct r5l_meta *m, uint8_t *buf)
 {
-  uint64_t pages = 0, off;
-  struct r5l_meta *m = malloc (sizeof *m);
-  uint8_t *buf = NULL;
+  uint64_t off = BLOCK;
   unsigned i, k;
-  int r = -1;
 
-  for (i = from; i < to; i++)
-    pages += p->e[i].pages;
-  if (!m || !(buf = malloc ((1 + pages) * BLOCK))) {
-    errno = ENOMEM;
-    goto out;
-  }
-  r5l_meta_init (m, j->seq, j->head / 512);
-  off = BLOCK;
+  r5l_meta_init (m, seq, pos / 512);
   for (i = from; i < to; i++) {
     const struct journal_entry *e = &p->e[i];
     uint32_t sums[2];
@@ -171,19 +164,10 @@ write_unit (struct raid_journal *j, const struct journal_pending *p,
              ? r5l_meta_add_data (m, e->location, sums[0])
              : r5l_meta_add_parity (m, e->location, e->pages, sums))
         == -1)
-      abort (); /* the caller sized the unit */
+      abort (); /* write_units sized the unit */
   }
   r5l_meta_encode (m, j->uuid_checksum, buf);
-  if (ring_write (j, buf, (1 + pages) * BLOCK, j->head) == 0) {
-    j->last_pos = j->head;
-    j->head = ring_add (j, j->head, (1 + pages) * BLOCK);
-    j->seq++;
-    r = 0;
-  }
-out:
-  free (buf);
-  free (m);
-  return r;
+  return off;
 }
 
 /* With the lock held: wait for the logged writes, flush the members,
@@ -241,28 +225,56 @@ pending_bytes (const struct journal_pending *p)
   return bytes;
 }
 
-/* Log p's rows: as many whole rows a meta block as fit (md reserves a
- * stripe's payloads in one block, r5l_get_meta). */
+/* Log p's rows at the head: as many whole rows a meta block as fit
+ * (md reserves a stripe's payloads in one block, r5l_get_meta).  The
+ * units are built in one buffer first and go out in one write, so that
+ * nothing is logged when memory is short: a log of rows no member
+ * write follows would be replayed over later writes' parity.  `bytes`
+ * is pending_bytes (p). */
 static int
-write_units (struct raid_journal *j, const struct journal_pending *p)
+write_units (struct raid_journal *j, const struct journal_pending *p,
+             uint64_t bytes)
 {
   uint32_t meta = R5L_META_HEADER_BYTES, row;
+  uint64_t off = 0, last = 0, seq = j->seq;
   unsigned i, start = 0, unit = 0;
+  struct r5l_meta *m = malloc (sizeof *m);
+  uint8_t *buf = malloc (bytes);
+  int r = -1;
 
+  if (!m || !buf) {
+    errno = ENOMEM;
+    goto out;
+  }
   for (i = 0; i < p->n; i++) {
     if (p->e[i].type != R5L_PAYLOAD_PARITY)
       continue;
     row = row_meta_bytes (p, start, i + 1);
     if (meta + row > BLOCK) {
-      if (write_unit (j, p, unit, start) == -1)
-        return -1;
+      last = off;
+      off += fill_unit (j, p, unit, start, ring_add (j, j->head, off), seq++, m,
+                        buf + off);
       unit = start;
       meta = R5L_META_HEADER_BYTES;
     }
     meta += row;
     start = i + 1;
   }
-  return unit < p->n ? write_unit (j, p, unit, p->n) : 0;
+  last = off;
+  off += fill_unit (j, p, unit, p->n, ring_add (j, j->head, off), seq++, m,
+                    buf + off);
+  if (off != bytes)
+    abort (); /* pending_bytes and this cut the units alike */
+  if (ring_write (j, buf, bytes, j->head) == 0) {
+    j->last_pos = ring_add (j, j->head, last);
+    j->head = ring_add (j, j->head, bytes);
+    j->seq = seq;
+    r = 0;
+  }
+out:
+  free (buf);
+  free (m);
+  return r;
 }
 
 int
@@ -294,9 +306,10 @@ journal_commit (struct raid_array *a, struct journal_pending *p)
     errno = ENOSPC;
     goto out;
   }
-  if (write_units (j, p) == -1 || j->dev->io->ops->flush (j->dev->io) == -1) {
-    /* Memory short is no fault of the device: the write fails alone
-     * (what it logged is whole rows, harmless to replay). */
+  if (write_units (j, p, need) == -1
+      || j->dev->io->ops->flush (j->dev->io) == -1) {
+    /* Memory short is no fault of the device: the write fails alone,
+     * having logged nothing. */
     if (errno != ENOMEM)
       error = errno;
     goto out;
