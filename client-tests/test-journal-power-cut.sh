@@ -88,7 +88,9 @@ power_cut_loop () {
     start_server "$conf" ${dirty_ok[@]+"${dirty_ok[@]}"}
     $WRITER write "$uri" "$chunk" "$data" "$T/$name.ledger" "$round" \
       2>/dev/null &
-    sleep "$((RANDOM % 2)).$((RANDOM % 10))"
+    # (the first write marks the array dirty through the slow member:
+    # a second, before any write is logged)
+    sleep "$((1 + RANDOM % 2)).$((RANDOM % 10))"
     # The power cut: the server and its disks at once.
     # shellcheck disable=SC2046
     kill -9 "$server_pid" $(member_pids_of "$name") 2>/dev/null || :

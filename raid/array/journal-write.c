@@ -115,7 +115,7 @@ journal_fail (struct raid_array *a, const char *what, int error)
 
 /* Write len bytes at ring byte pos, wrapping at the ring's end. */
 static int
-ring_write (struct raid_journal *j, const uint8_t *buf, uint64_t len,
+ring_write (const struct raid_journal *j, const uint8_t *buf, uint64_t len,
             uint64_t pos)
 {
   struct member *io = j->dev->io;
@@ -197,7 +197,13 @@ journal_checkpoint (struct raid_array *a)
       || __atomic_load_n (&j->failed, __ATOMIC_ACQUIRE) || a->readonly)
     return 0;
   pthread_mutex_lock (&j->lock);
+  while (j->writing)
+    pthread_cond_wait (&j->logged, &j->lock);
+  /* As a batch's writer: no other may start while this waits. */
+  j->writing = true;
   r = checkpoint_locked (a);
+  j->writing = false;
+  pthread_cond_broadcast (&j->logged);
   pthread_mutex_unlock (&j->lock);
   return r;
 }
@@ -225,34 +231,27 @@ pending_bytes (const struct journal_pending *p)
   return bytes;
 }
 
-/* Log p's rows at the head: as many whole rows a meta block as fit
- * (md reserves a stripe's payloads in one block, r5l_get_meta).  The
- * units are built in one buffer first and go out in one write, so that
- * nothing is logged when memory is short: a log of rows no member
- * write follows would be replayed over later writes' parity.  `bytes`
- * is pending_bytes (p). */
-static int
-write_units (struct raid_journal *j, const struct journal_pending *p,
-             uint64_t bytes)
+/* Build p's rows as meta blocks and pages into buf, from ring byte pos
+ * on with sequence *seq: as many whole rows a meta block as fit (md
+ * reserves a stripe's payloads in one block, r5l_get_meta).  Sets
+ * *last to the offset in buf of the last meta block and advances
+ * *seq; returns the bytes built, p->bytes. */
+static uint64_t
+build_units (const struct raid_journal *j, const struct journal_pending *p,
+             uint64_t pos, uint64_t *seq, uint64_t *last, struct r5l_meta *m,
+             uint8_t *buf)
 {
   uint32_t meta = R5L_META_HEADER_BYTES, row;
-  uint64_t off = 0, last = 0, seq = j->seq;
+  uint64_t off = 0;
   unsigned i, start = 0, unit = 0;
-  struct r5l_meta *m = malloc (sizeof *m);
-  uint8_t *buf = malloc (bytes);
-  int r = -1;
 
-  if (!m || !buf) {
-    errno = ENOMEM;
-    goto out;
-  }
   for (i = 0; i < p->n; i++) {
     if (p->e[i].type != R5L_PAYLOAD_PARITY)
       continue;
     row = row_meta_bytes (p, start, i + 1);
     if (meta + row > BLOCK) {
-      last = off;
-      off += fill_unit (j, p, unit, start, ring_add (j, j->head, off), seq++, m,
+      *last = off;
+      off += fill_unit (j, p, unit, start, ring_add (j, pos, off), (*seq)++, m,
                         buf + off);
       unit = start;
       meta = R5L_META_HEADER_BYTES;
@@ -260,15 +259,46 @@ write_units (struct raid_journal *j, const struct journal_pending *p,
     meta += row;
     start = i + 1;
   }
-  last = off;
-  off += fill_unit (j, p, unit, p->n, ring_add (j, j->head, off), seq++, m,
+  *last = off;
+  off += fill_unit (j, p, unit, p->n, ring_add (j, pos, off), (*seq)++, m,
                     buf + off);
-  if (off != bytes)
+  if (off != p->bytes)
     abort (); /* pending_bytes and this cut the units alike */
-  if (ring_write (j, buf, bytes, j->head) == 0) {
-    j->last_pos = ring_add (j, j->head, last);
-    j->head = ring_add (j, j->head, bytes);
-    j->seq = seq;
+  return off;
+}
+
+/* Log the batch at the head, the lock released (j->writing keeps the
+ * head and sequence from moving): every request's units are built in
+ * one buffer first and go out in one write and one flush.  Nothing is
+ * logged when memory is short: rows logged without their member writes
+ * would be replayed over a later write's parity of the same stripe.
+ * 0 with the ring offset of the last meta block in *last_pos and the
+ * next sequence number in *next_seq, or -1 with errno. */
+static int
+write_batch (const struct raid_journal *j, struct journal_pending *batch,
+             uint64_t bytes, uint64_t *last_pos, uint64_t *next_seq)
+{
+  uint64_t off = 0, last = 0, seq = j->seq;
+  struct r5l_meta *m = malloc (sizeof *m);
+  uint8_t *buf = malloc (bytes);
+  struct journal_pending *p;
+  int r = -1;
+
+  if (!m || !buf) {
+    errno = ENOMEM;
+    goto out;
+  }
+  for (p = batch; p; p = p->next) {
+    uint64_t at = off;
+
+    off += build_units (j, p, ring_add (j, j->head, off), &seq, &last, m,
+                        buf + off);
+    last += at;
+  }
+  if (ring_write (j, buf, bytes, j->head) == 0
+      && j->dev->io->ops->flush (j->dev->io) == 0) {
+    *last_pos = ring_add (j, j->head, last);
+    *next_seq = seq;
     r = 0;
   }
 out:
@@ -277,53 +307,104 @@ out:
   return r;
 }
 
+/* End every request of the list with error (0: logged). */
+static void
+end_requests (struct raid_journal *j, struct journal_pending *list, int error)
+{
+  for (; list; list = list->next) {
+    list->done = true;
+    list->error = error;
+    if (!error) {
+      list->committed = true;
+      j->in_flight++;
+    }
+  }
+}
+
+/* With the lock held and no batch being written: take the requests
+ * queued first, as many as half the ring holds (one at least), make
+ * room for them and log them. */
+static void
+lead (struct raid_array *a)
+{
+  struct raid_journal *j = &a->journal;
+  struct journal_pending *batch = j->queue, **end = &j->queue;
+  uint64_t bytes = 0, last_pos = 0, next_seq = 0;
+  int error = 0;
+
+  while (
+      *end
+      && (bytes == 0 || bytes + (*end)->bytes <= j->area_bytes / 2 - BLOCK)) {
+    bytes += (*end)->bytes;
+    end = &(*end)->next;
+  }
+  j->queue = *end;
+  if (!j->queue)
+    j->queue_end = &j->queue;
+  *end = NULL;
+  j->writing = true;
+  if (__atomic_load_n (&j->failed, __ATOMIC_ACQUIRE) || !j->dev)
+    error = EROFS;
+  /* md's reclaim: when the log holds more than a quarter of the ring
+   * (max_free_space), or this would not fit. */
+  else if ((ring_used (j) > j->area_bytes / 4
+            || ring_used (j) + bytes >= j->area_bytes)
+           && checkpoint_locked (a) == -1)
+    error = errno ? errno : EIO;
+  else if (ring_used (j) + bytes >= j->area_bytes) {
+    array_log (a, RAID_LOG_ERROR,
+               "array %s: a write's log of %" PRIu64
+               " bytes does not fit the write journal's %" PRIu64,
+               a->name, bytes, j->area_bytes);
+    error = ENOSPC;
+  }
+  else {
+    pthread_mutex_unlock (&j->lock);
+    if (write_batch (j, batch, bytes, &last_pos, &next_seq) == -1)
+      error = errno;
+    pthread_mutex_lock (&j->lock);
+    if (!error) {
+      j->last_pos = last_pos;
+      j->head = ring_add (j, j->head, bytes);
+      j->seq = next_seq;
+    }
+    /* Memory short is no fault of the device: the batch fails alone,
+     * having logged nothing. */
+    if (error && error != ENOMEM) {
+      journal_fail (a, "log write", error);
+      error = EIO;
+    }
+  }
+  end_requests (j, batch, error);
+  j->writing = false;
+  pthread_cond_broadcast (&j->logged);
+}
+
 int
 journal_commit (struct raid_array *a, struct journal_pending *p)
 {
   struct raid_journal *j = &a->journal;
-  uint64_t need;
-  int r = -1, error = 0;
 
   if (!j->on || p->n == 0)
     return 0;
-  need = pending_bytes (p);
+  p->bytes = pending_bytes (p);
+  p->next = NULL;
+  p->done = false;
   pthread_mutex_lock (&j->lock);
-  if (__atomic_load_n (&j->failed, __ATOMIC_ACQUIRE) || !j->dev) {
-    errno = EROFS;
-    goto out;
+  *j->queue_end = p;
+  j->queue_end = &p->next;
+  while (!p->done) {
+    if (j->writing)
+      pthread_cond_wait (&j->logged, &j->lock);
+    else
+      lead (a);
   }
-  /* md's reclaim: when the log holds more than a quarter of the ring
-   * (max_free_space), or this would not fit. */
-  if ((ring_used (j) > j->area_bytes / 4
-       || ring_used (j) + need >= j->area_bytes)
-      && checkpoint_locked (a) == -1)
-    goto out;
-  if (ring_used (j) + need >= j->area_bytes) {
-    array_log (a, RAID_LOG_ERROR,
-               "array %s: a write's log of %" PRIu64
-               " bytes does not fit the write journal's %" PRIu64,
-               a->name, need, j->area_bytes);
-    errno = ENOSPC;
-    goto out;
-  }
-  if (write_units (j, p, need) == -1
-      || j->dev->io->ops->flush (j->dev->io) == -1) {
-    /* Memory short is no fault of the device: the write fails alone,
-     * having logged nothing. */
-    if (errno != ENOMEM)
-      error = errno;
-    goto out;
-  }
-  j->in_flight++;
-  p->committed = true;
-  r = 0;
-out:
   pthread_mutex_unlock (&j->lock);
-  if (error) {
-    journal_fail (a, "log write", error);
-    errno = EIO;
+  if (p->error) {
+    errno = p->error;
+    return -1;
   }
-  return r;
+  return 0;
 }
 
 void

@@ -96,6 +96,8 @@ journal_open (struct raid_array *a, const struct raid_config *cfg,
     return 0;
   pthread_mutex_init (&j->lock, NULL);
   pthread_cond_init (&j->idle, NULL);
+  pthread_cond_init (&j->logged, NULL);
+  j->queue_end = &j->queue;
   j->on = true;
   j->uuid_checksum = r5l_uuid_checksum (ref->set_uuid);
   if (!cfg->journal_path)
@@ -150,6 +152,7 @@ journal_close (struct raid_array *a)
   }
   pthread_mutex_destroy (&j->lock);
   pthread_cond_destroy (&j->idle);
+  pthread_cond_destroy (&j->logged);
   j->on = false;
 }
 

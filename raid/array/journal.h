@@ -9,8 +9,10 @@
  * the write hole is closed, degraded or not.  The tail (the journal
  * device's superblock's journal_tail) advances to the latest meta
  * block once the members are flushed with no logged write in flight;
- * the log wraps round the device's data area.  journal.c sets up,
- * replays and keeps the superblock; journal-write.c logs.
+ * the log wraps round the device's data area.  Writes that arrive
+ * while the journal is being written gather into its next write, as
+ * md's io_units do.  journal.c sets up, replays and keeps the
+ * superblock; journal-write.c logs.
  */
 #ifndef NBDRAID_JOURNAL_H
 #define NBDRAID_JOURNAL_H
@@ -51,6 +53,12 @@ struct raid_journal {
   uint64_t last_pos;      /* the latest meta block written */
   uint64_t tail;          /* the superblock's tail (atomic) */
   unsigned in_flight;     /* logged requests writing their members */
+  /* Requests waiting to be logged gather here while one of them logs
+   * the previous batch with the lock released (md's io_units): one
+   * write and one flush serve a batch. */
+  struct journal_pending *queue, **queue_end;
+  bool writing;
+  pthread_cond_t logged;  /* a batch was logged */
   bool failed;            /* the device failed: no more writes (atomic) */
   bool missing;           /* assembled without it (read-only) */
   struct journal_replay_result replay; /* at assembly */
@@ -69,6 +77,11 @@ struct journal_pending {
   struct journal_entry *e;
   unsigned n, cap;
   bool committed;
+  /* While it waits to be logged (journal-write.c). */
+  uint64_t bytes;               /* of the ring its rows take */
+  struct journal_pending *next; /* in the queue */
+  bool done;                    /* logged, or failed with error */
+  int error;
 };
 
 /* At assembly, after the members are placed: open the journal device
