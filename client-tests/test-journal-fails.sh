@@ -48,6 +48,9 @@ grep -q "write journal nbd+unix:///?socket=$T/r5-j.sock failed: .*Input/output e
   "$T/nbdkit.log" || die "the failure is not logged: $(tail -3 "$T/nbdkit.log")"
 status_is "j['readonly'] and j['journal']['state'] == 'faulty'" ||
   die "status: $(status_json)"
+"$NBDRAID" status --prometheus "$conf" > "$T/prom"
+grep -q '^nbdraid_journal_failed{array="test"} 1$' "$T/prom" ||
+  die "prometheus: $(grep journal "$T/prom")"
 nbdcopy "$uri" "$T/out"
 cmp "$T/data" "$T/out" || die "the failed write changed the array"
 stop_server
