@@ -63,12 +63,71 @@ consistency-policy = ppl
 [members]
 $members
 EOF2
-expect_refusal "journal policy" "a.conf:3: consistency-policy 'journal' is not supported yet" <<EOF2
+expect_refusal "journal policy without a journal" "a.conf:3: consistency-policy journal needs a journal device" <<EOF2
 [array]
 level = 5
 consistency-policy = journal
 [members]
 $members
+EOF2
+expect_refusal "journal without the policy" "a.conf:8: journal = $d/j.img needs consistency-policy = journal" <<EOF2
+[array]
+level = 5
+[members]
+$members
+journal = j.img
+EOF2
+expect_refusal "journal on RAID1" "a.conf:3: consistency-policy journal applies to RAID5 and RAID6, not to RAID1" <<EOF2
+[array]
+level = 1
+consistency-policy = journal
+[members]
+member = d0.img
+member = d1.img
+journal = d2.img
+EOF2
+expect_refusal "journal beside a bitmap" "a.conf:4: consistency-policy journal excludes the bitmap that line 3 keeps" <<EOF2
+[array]
+level = 6
+bitmap = internal
+consistency-policy = journal
+[members]
+$members
+journal = j.img
+EOF2
+expect_refusal "journal that is a member" "a.conf:9: $d/d3.img is listed twice: a journal cannot also be a member" <<EOF2
+[array]
+level = 5
+consistency-policy = journal
+[members]
+$members
+journal = d3.img
+EOF2
+expect_refusal "journal twice" "a.conf:10: journal is listed twice (line 9)" <<EOF2
+[array]
+level = 5
+consistency-policy = journal
+[members]
+$members
+journal = j.img
+journal = tiny.img
+EOF2
+expect_refusal "journal write-back" "a.conf:4: journal-mode 'write-back' is not supported: use write-through" <<EOF2
+[array]
+level = 5
+consistency-policy = journal
+journal-mode = write-back
+[members]
+$members
+journal = tiny.img
+EOF2
+expect_refusal "journal too small" "a.conf:9: journal $d/tiny.img is too small: 1048576 bytes; RAID5 of 4 members with 512K chunks needs at least" <<EOF2
+[array]
+level = 5
+consistency-policy = journal
+[members]
+$members
+journal = tiny.img
 EOF2
 expect_refusal "bad size" "a.conf:3: chunk '12Q' is not a size" <<EOF2
 [array]

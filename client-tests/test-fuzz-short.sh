@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every fuzz target (fuzz/fuzz-*.c: superblock, bitmap, config, control,
-# geometry, ppl) runs from its seed corpus for a short while without a crash
+# geometry, ppl, journal) runs from its seed corpus for a short while without a crash
 # or a violated invariant.  make fuzz runs them longer.  Skips when
 # clang's libFuzzer is not installed.
 . "$(dirname "$0")/lib.sh"

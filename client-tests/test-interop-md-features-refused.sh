@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # md arrays with features nbdraid does not serve are refused at assembly
 # with a message naming the feature, and their members are left as they
-# were: v1.0 and v0.90 metadata, RAID4, a write journal and a reshape
-# in progress, each made by mdadm in a guest.  (A partial parity log is
-# served: test-interop-ppl.sh.)
+# were: v1.0 and v0.90 metadata, RAID4 and a reshape in progress, each
+# made by mdadm in a guest.  (A partial parity log and a write journal
+# are served: test-interop-ppl.sh, test-interop-journal.sh.)
 # nbdraid create, without --force, does not write over any of them.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
@@ -14,7 +14,6 @@ requires_guest
 cases="v10 1 2 (v|version |metadata )1\.0
 v090 1 2 0\.90
 raid4 5 3 raid ?4|level 4
-journal 5 3 journal
 reshape 5 4 reshape"
 
 disks=()
@@ -22,8 +21,6 @@ while read -r name level n pattern; do
   make_members "$T/$name" "$n" 8M
   mapfile -t -O ${#disks[@]} disks < <(disk_args "$name" "$T/$name" "$n")
 done <<< "$cases"
-truncate -s 8M "$T/journal.img"
-disks+=(--disk "journal-dev=$T/journal.img")
 
 guest_script "$T/guest.sh" <<'EOF2'
 # make NAME MDADM-OPTIONS...: mdadm --create, wait for the resync, stop
@@ -41,8 +38,6 @@ make () {
 make v10 --metadata=1.0 --level=1 --raid-devices=2 $(members v10 2)
 make v090 --metadata=0.90 --level=1 --raid-devices=2 $(members v090 2)
 make raid4 --level=4 --chunk=64K --raid-devices=3 $(members raid4 3)
-make journal --level=5 --chunk=64K --raid-devices=3 \
-  --write-journal /dev/disk/journal-dev $(members journal 3)
 
 # A reshape held almost still: RAID5 of 3 grows to 4 at 1 KB/s, then stops.
 if out=$(mdadm --create /dev/md0 --run --level=5 --chunk=64K \

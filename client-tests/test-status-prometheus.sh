@@ -191,6 +191,11 @@ def compare(prom, status):
             "nbdraid_write_behind_outstanding_writes":
                 a["write_behind"]["outstanding"],
             "nbdraid_write_behind_slots": a["write_behind"]["slots"],
+            "nbdraid_journal_bytes": a.get("journal", {}).get("bytes", 0),
+            "nbdraid_journal_used_bytes":
+                a.get("journal", {}).get("used_bytes", 0),
+            "nbdraid_journal_failed":
+                a.get("journal", {}).get("state", "active") != "active",
             "nbdraid_request_duration_seconds_count":
                 a["requests"]["reads"] + a["requests"]["writes"] +
                 a["requests"]["zeroes"],

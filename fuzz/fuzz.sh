@@ -19,7 +19,7 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${builddir:-$PWD}
 out=${FUZZ_BUILD:-$builddir/fuzz/build}
 CC_FUZZ=${CC_FUZZ:-clang}
-all_targets=(superblock bitmap config control geometry ppl)
+all_targets=(superblock bitmap config control geometry ppl journal)
 
 have_libfuzzer () {
   command -v "$CC_FUZZ" >/dev/null 2>&1 || return 1
@@ -77,7 +77,7 @@ run_one () {
   # Room for each target's whole input: its prefix and the structure.
   case $t in
     superblock) max_len=$((9 + 4096)) ;;
-    ppl) max_len=$((1 + 4096)) ;;
+    ppl | journal) max_len=$((1 + 4096)) ;;
     bitmap) max_len=$((8 + 256)) ;;
     control) max_len=5000 ;;
     config) max_len=8192 ;;

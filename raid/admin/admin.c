@@ -166,8 +166,10 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   st->policy = a->geo.lvl->tolerates (a->geo.layout, a->geo.members) == 0
                    ? "none"
                : a->ppl.on         ? "ppl"
+               : a->journal.on     ? "journal"
                : a->bitmap.present ? "bitmap"
                                    : "resync";
+  journal_status (a, st);
   behind_status (a, &st->behind_limit, &st->behind_writes, &st->behind_slots);
   if (a->bitmap.present) {
     st->bitmap_chunk_bytes = a->bitmap.chunk_bytes;
@@ -311,7 +313,8 @@ free_dev_number (const struct raid_array *a, const struct md_superblock *ref)
   unsigned i;
 
   for (dev = 0; dev < ref->max_dev; dev++) {
-    bool used = ref->dev_roles[dev] < MD_ROLE_MAX;
+    bool used = ref->dev_roles[dev] < MD_ROLE_MAX
+                || ref->dev_roles[dev] == MD_ROLE_JOURNAL;
     for (i = 0; i < a->geo.members + a->nspares && !used; i++) {
       const struct raid_slot *s = array_slot ((struct raid_array *) a, i);
       used = s->io && s->sb.dev_number == dev;

@@ -24,6 +24,12 @@ admin_refuse_nested (const struct raid_array *a, const char *change, char *err,
                          "array %s is built of nested arrays: "
                          "%s is not supported",
                          a->name, change);
+  /* md reshapes no array with a journal (raid5.c check_reshape). */
+  if (a->journal.on)
+    return array_refuse (err, errlen,
+                         "array %s keeps a write journal: %s is not "
+                         "supported (md reshapes no journaled array)",
+                         a->name, change);
   return 0;
 }
 

@@ -10,8 +10,8 @@
 
 /* The array is read-only or has failed: nothing may change it. */
 int admin_refuse_unwritable (struct raid_array *a, char *err, size_t errlen);
-/* The array is built of nested arrays; CHANGE names what is not
- * supported for it ("changing its level"). */
+/* The array is built of nested arrays, or keeps a write journal;
+ * CHANGE names what is not supported for it ("changing its level"). */
 int admin_refuse_nested (const struct raid_array *a, const char *change,
                          char *err, size_t errlen);
 /* A job runs, or a resync is left to finish; LATER says what to do

@@ -113,12 +113,17 @@ check_array (struct raid_array *a, const struct reshape_target *to,
                          "array %s is built of nested arrays: "
                          "changing its members is not supported",
                          a->name);
-  /* md's check_reshape() refuses too: the log's area lies where the
-   * data would move back to. */
+  /* md's check_reshape() refuses too (raid5_has_log, raid5_has_ppl):
+   * the PPL's area lies where the data would move back to. */
   if (a->ppl.on)
     return array_refuse (err, errlen,
                          "array %s keeps a partial parity log: md reshapes "
                          "no array with one",
+                         a->name);
+  if (a->journal.on)
+    return array_refuse (err, errlen,
+                         "array %s keeps a write journal: md reshapes no "
+                         "array with one",
                          a->name);
   if (a->job.kind != RAID_JOB_NONE)
     return array_refuse (err, errlen,

@@ -7,6 +7,7 @@
 #include "bitmap.h"
 #include "io-batch.h"
 #include "iopool.h"
+#include "journal.h"
 #include "member-set.h"
 #include "member.h"
 #include "owner.h"
@@ -173,6 +174,7 @@ struct raid_array {
   struct member_open_options member_opts;      /* to reopen devices */
   struct raid_bitmap bitmap;
   struct raid_ppl ppl;          /* partial parity log (RAID5) */
+  struct raid_journal journal;  /* write journal (RAID5/6) */
   struct raid_behind behind;    /* md's write-behind (write-behind.c) */
   /* A role being replaced (-1: none) and the spare replacing it: set
    * only with the array quiesced, so requests read them freely. */

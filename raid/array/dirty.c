@@ -26,7 +26,12 @@ array_resync_offset (const struct raid_array *a)
 {
   uint64_t front = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE);
 
-  if (!__atomic_load_n (&a->in_sync, __ATOMIC_ACQUIRE))
+  /* With a working journal the array is never dirty: the journal's
+   * replay makes the stripes in flight consistent (md's super_1_sync
+   * keeps resync_offset with MD_JOURNAL_CLEAN). */
+  if (!__atomic_load_n (&a->in_sync, __ATOMIC_ACQUIRE)
+      && !(a->journal.on && a->journal.dev
+           && !__atomic_load_n (&a->journal.failed, __ATOMIC_ACQUIRE)))
     return 0;
   if (front >= a->ops->sync_units (a))
     return MD_RESYNC_CLEAN;

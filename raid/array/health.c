@@ -197,6 +197,13 @@ array_write_superblocks_locked (struct raid_array *a)
       take_out_spare (a, a->geo.members + i, why);
     }
   }
+  /* The journal device's goes with the others' (md writes every
+   * device's), from a role's view of the array. */
+  for (i = 0; i < a->geo.members; i++)
+    if (in_use (&a->slots[i])) {
+      journal_write_superblock (a, &a->slots[i].sb, events, now);
+      break;
+    }
   return array_check_alive (a);
 }
 

@@ -12,6 +12,9 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/job-rebuild.c \
 	%reldir%/job-reshape.c \
 	%reldir%/job-sync.c \
+	%reldir%/journal.c %reldir%/journal.h \
+	%reldir%/journal-replay.c %reldir%/journal-replay.h \
+	%reldir%/journal-write.c \
 	%reldir%/member-array.c \
 	%reldir%/multihost.c \
 	%reldir%/ppl.c %reldir%/ppl.h \
@@ -21,7 +24,11 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 %canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
 %canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)
 
-check_PROGRAMS += %reldir%/test-ppl
+check_PROGRAMS += %reldir%/test-ppl %reldir%/test-journal-replay
+%canon_reldir%_test_journal_replay_SOURCES = %reldir%/test-journal-replay.c
+%canon_reldir%_test_journal_replay_CPPFLAGS = $(ARRAY_INCLUDES) \
+	$(TEST_INCLUDES)
+%canon_reldir%_test_journal_replay_LDADD = raid/libraid.la
 %canon_reldir%_test_ppl_SOURCES = %reldir%/test-ppl.c $(TEST_ARRAY)
 %canon_reldir%_test_ppl_CPPFLAGS = $(ARRAY_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_ppl_LDADD = raid/libraid.la

@@ -240,6 +240,23 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
                          : cfg->bitmap ? "bitmap"
                                        : "resync",
                          md_sb_has_ppl (sb) ? "keep" : "keep no");
+  if (cfg->ppl_line && cfg->journal != md_sb_has_journal (sb))
+    return array_refuse (err, errlen,
+                         "%s:%d: consistency-policy is %s but "
+                         "the superblocks %s a write journal; "
+                         "changing an array's policy is not supported",
+                         cfg->file, cfg->ppl_line,
+                         cfg->journal  ? "journal"
+                         : cfg->ppl    ? "ppl"
+                         : cfg->bitmap ? "bitmap"
+                                       : "resync",
+                         md_sb_has_journal (sb) ? "keep" : "keep no");
+  if (!cfg->ppl_line && md_sb_has_journal (sb))
+    return array_refuse (err, errlen,
+                         "%s: the superblocks keep a write journal: the "
+                         "config needs consistency-policy = journal and "
+                         "[members] journal = PATH",
+                         cfg->file);
   return 0;
 }
 
@@ -714,7 +731,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   }
   a->heartbeat_ms = cfg->heartbeat_ms;
   if (array_claim (a, opts->force, err, errlen) == -1
-      || assemble_consistency (a, ref, opts, err, errlen) == -1)
+      || assemble_consistency (a, cfg, ref, opts, err, errlen) == -1)
     goto fail;
   warn_controllers (a, cfg);
   record_missing (a);
@@ -748,8 +765,12 @@ raid_close (struct raid_array *a)
     return;
   /* Every behind-write lands before the clean stop. */
   behind_stop (a);
-  if (a->started)
+  /* md's clean stop: the journal's tail moves past what the members
+   * now hold (r5l_exit_log's last reclaim). */
+  if (a->started) {
+    journal_checkpoint (a);
     array_mark_clean (a);
+  }
   array_release (a);
   iopool_free (a->pool);
   if (a->ops && a->ops->teardown)
@@ -760,6 +781,7 @@ raid_close (struct raid_array *a)
   pthread_mutex_destroy (&a->sb_lock);
   bitmap_free (&a->bitmap);
   ppl_close (a);
+  journal_close (a);
   behind_free (a);
   job_buffers_free (&a->job_buffers);
   for (i = 0; i < a->geo.members && a->slots; i++)

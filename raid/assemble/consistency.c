@@ -1,6 +1,6 @@
 /* nbdraid: how an array comes back consistent when it starts: the
- * partial parity log's replay, and md's rule for dirty degraded
- * parity arrays. */
+ * partial parity log's or the write journal's replay, and md's rule
+ * for dirty degraded parity arrays. */
 #include <config.h>
 
 #include <errno.h>
@@ -42,6 +42,18 @@ load_ppl (struct raid_array *a, const struct md_superblock *ref,
   return 0;
 }
 
+/* The write journal: open its device (or refuse the array without
+ * it), and replay what it holds past its tail. */
+static int
+load_journal (struct raid_array *a, const struct raid_config *cfg,
+              const struct md_superblock *ref, const struct raid_options *opts,
+              char *err, size_t errlen)
+{
+  if (journal_open (a, cfg, ref, opts, err, errlen) == -1)
+    return -1;
+  return journal_recover (a, err, errlen);
+}
+
 /* md's raid5_run(): a parity array that did not stop cleanly and has a
  * member missing cannot tell whether the stripes in flight when it
  * stopped still rebuild that member right (the write hole), so it
@@ -54,7 +66,7 @@ check_dirty_degraded (const struct raid_array *a,
   unsigned i, missing = 0, which = 0;
 
   if (a->geo.parity_members == 0 || a->in_sync || a->ppl.on
-      || opts->start_dirty_degraded)
+      || (a->journal.on && !a->journal.missing) || opts->start_dirty_degraded)
     return 0;
   for (i = 0; i < a->geo.members; i++)
     if (slot_state (&a->slots[i]) != SLOT_ACTIVE && !missing++)
@@ -73,11 +85,12 @@ check_dirty_degraded (const struct raid_array *a,
 }
 
 int
-assemble_consistency (struct raid_array *a, const struct md_superblock *ref,
-                      const struct raid_options *opts, char *err,
-                      size_t errlen)
+assemble_consistency (struct raid_array *a, const struct raid_config *cfg,
+                      const struct md_superblock *ref,
+                      const struct raid_options *opts, char *err, size_t errlen)
 {
-  if (load_ppl (a, ref, opts, err, errlen) == -1)
+  if (load_ppl (a, ref, opts, err, errlen) == -1
+      || load_journal (a, cfg, ref, opts, err, errlen) == -1)
     return -1;
   return check_dirty_degraded (a, opts, err, errlen);
 }

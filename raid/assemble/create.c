@@ -32,6 +32,7 @@ struct creation {
   unsigned nchildren;
   struct member **members;      /* members then spares */
   unsigned n;
+  struct member *journal;       /* the journal device, if any */
   struct create_undo *undo;     /* what the whole create overwrote */
   int rebuild;                  /* a role rebuilt at first start, or -1 */
   char *err;
@@ -219,6 +220,54 @@ check_missing (struct creation *c, struct member_set *gone)
   return 0;
 }
 
+/* Open the journal device as open_all opens the members. */
+static int
+open_journal (struct creation *c, const struct member_open_options *mo,
+              struct md_superblock *sb)
+{
+  const char *path = c->cfg->journal_path;
+  char why[512];
+  bool none;
+
+  c->journal = member_open (path, mo, c->err, c->errlen);
+  if (!c->journal)
+    return -1;
+  if (c->opts->force)
+    return 0;
+  if (md_sb_read (c->journal, sb, &none, why, sizeof why) == 0)
+    return refuse (c,
+                   "%s already holds an md superblock (name '%s'); use "
+                   "--force to overwrite it",
+                   path, sb->set_name);
+  if (!none)
+    return refuse (c,
+                   "%s: has a damaged md superblock (%s); use --force "
+                   "to overwrite it",
+                   path, why);
+  return 0;
+}
+
+/* The journal device holds a log of two whole stripes at least, after
+ * the same superblock area as the members (mdadm --write-journal). */
+static int
+check_journal_size (struct creation *c, const struct raid_geometry *g,
+                    uint64_t data_offset)
+{
+  uint64_t need
+      = data_offset + journal_min_area_bytes (g->members, g->chunk_bytes);
+
+  if (!c->journal || c->journal->size_bytes >= need)
+    return 0;
+  return refuse (c,
+                 "%s:%d: journal %s is too small: %" PRIu64 " bytes; "
+                 "RAID%d of %u members with %" PRIu64 "K chunks needs at "
+                 "least %" PRIu64 " (%" PRIu64 " for the superblock area "
+                 "and the log of two whole stripes)",
+                 c->cfg->file, c->cfg->journal_line, c->cfg->journal_path,
+                 c->journal->size_bytes, g->level, g->members,
+                 g->chunk_bytes / 1024, need, data_offset);
+}
+
 /* Open every device to be written; unless --force, refuse any that
  * holds an md superblock, even a damaged one. */
 static int
@@ -257,6 +306,8 @@ open_all (struct creation *c)
       goto fail;
     }
   }
+  if (c->cfg->journal_path && open_journal (c, &mo, sb) == -1)
+    goto fail;
   free (sb);
   return check_distinct (c);
  fail:
@@ -465,6 +516,33 @@ random_uuid (uint8_t uuid[16])
   }
 }
 
+/* The journal device's superblock: the members', with its own device
+ * number and data area, and the log's tail at the area's start.  The
+ * size stays the members' (mdadm's compare_super1 wants it equal).  The log
+ * itself starts at the first assembly (md's r5l_load_log). */
+static int
+write_journal_superblock (struct creation *c, struct md_superblock *sb,
+                          uint64_t data_offset)
+{
+  struct member *m = c->journal;
+
+  sb->dev_number = c->n;
+  sb->devflags = 0;
+  sb->feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;
+  sb->recovery_offset_sectors = 0;
+  random_uuid (sb->device_uuid);
+  sb->data_size_sectors = (m->size_bytes - data_offset) / SECTOR;
+  if (undo_save (c->undo, m, MD_SB_OFFSET_BYTES, MD_SB_BLOCK_BYTES) == -1
+      || undo_save (c->undo, m, data_offset, R5L_BLOCK_BYTES) == -1
+      || m->ops->pwrite (m, (uint8_t[R5L_BLOCK_BYTES]){ 0 }, R5L_BLOCK_BYTES,
+                         data_offset)
+             == -1
+      || md_sb_write (m, sb, NULL) == -1 || m->ops->flush (m) == -1)
+    return refuse (c, "%s: writing the journal's superblock: %s", m->name,
+                   strerror (errno));
+  return 0;
+}
+
 /* Write the new superblocks (and bitmaps) on every device opened,
  * saving first what each held, for the undo. */
 static int
@@ -500,12 +578,21 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
   sb->super_offset_sectors = MD_SB_OFFSET_SECTORS;
   sb->events = 1;
   sb->resync_offset_sectors = clean ? MD_RESYNC_CLEAN : 0;
-  sb->max_dev = c->n > MD_SB_DEFAULT_MAX_DEV ? c->n : MD_SB_DEFAULT_MAX_DEV;
+  sb->max_dev = c->n + (c->journal != NULL) > MD_SB_DEFAULT_MAX_DEV
+                    ? c->n + (c->journal != NULL)
+                    : MD_SB_DEFAULT_MAX_DEV;
   /* A missing role's device number is on record as failed, so neither
    * nbdraid nor mdadm waits for a device to fill it. */
   for (i = 0; i < sb->max_dev; i++)
     sb->dev_roles[i] = i >= cfg->nmembers ? MD_ROLE_SPARE
       : cfg->members[i].missing ? MD_ROLE_FAULTY : i;
+  /* mdadm --write-journal: the journal device takes the device number
+   * after the members and spares, with md's journal role and feature
+   * on every device. */
+  if (c->journal) {
+    sb->dev_roles[c->n] = MD_ROLE_JOURNAL;
+    sb->feature_map |= MD_FEATURE_JOURNAL;
+  }
   if (cfg->bitmap) {
     sb->feature_map |= MD_FEATURE_BITMAP;
     sb->bitmap_offset_sectors = MD_BITMAP_OFFSET_SECTORS;
@@ -553,6 +640,8 @@ write_superblocks (struct creation *c, const struct raid_geometry *g,
       goto out;
     }
   }
+  if (c->journal && write_journal_superblock (c, sb, data_offset) == -1)
+    goto out;
   r = 0;
  out:
   free (image);
@@ -615,14 +704,15 @@ create_in (struct raid_config *cfg, const struct raid_config *top,
     return refuse (&c, "%s", strerror (ENOMEM));
   }
   /* The server resyncs in the background what is not clean. */
-  if (check_missing (&c, &gone) ||
-      (pool && clear_shared_spares (&c, false)) ||
-      open_all (&c) || plan_geometry (&c, &g, &data_offset) ||
-      (cfg->bitmap && !(chunk = bitmap_chunk (&c, &g, data_offset))) ||
-      plan_controllers (&c, &g) ||
-      write_superblocks (&c, &g, data_offset, chunk, opts->assume_clean ||
-                         c.rebuild >= 0 || !has_redundancy (&g, &gone)) ||
-      (pool && clear_shared_spares (&c, true)))
+  if (check_missing (&c, &gone) || (pool && clear_shared_spares (&c, false))
+      || open_all (&c) || plan_geometry (&c, &g, &data_offset)
+      || check_journal_size (&c, &g, data_offset)
+      || (cfg->bitmap && !(chunk = bitmap_chunk (&c, &g, data_offset)))
+      || plan_controllers (&c, &g)
+      || write_superblocks (&c, &g, data_offset, chunk,
+                            opts->assume_clean || c.rebuild >= 0
+                                || !has_redundancy (&g, &gone))
+      || (pool && clear_shared_spares (&c, true)))
     goto out;
   r = 0;
  out:
@@ -636,6 +726,9 @@ create_in (struct raid_config *cfg, const struct raid_config *top,
       undo_forget_member (undo, c.members[i]);
     member_close (c.members[i]);
   }
+  if (c.journal)
+    undo_forget_member (undo, c.journal);
+  member_close (c.journal);
   for (i = 0; i < c.nchildren; i++)
     raid_close (c.children[i]);
   if (r == -1 && cfg == top)

@@ -155,24 +155,31 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
   else if (strcmp (name, "consistency-policy") == 0) {
     /* mdadm's --consistency-policy: how the array comes back
      * consistent after a crash. */
-    if (strcmp (value, "journal") == 0)
-      return config_fail (st, "consistency-policy 'journal' is not supported "
-                              "yet: use ppl (RAID5), bitmap or resync");
     if (strcmp (value, "resync") != 0 && strcmp (value, "bitmap") != 0
-        && strcmp (value, "ppl") != 0)
+        && strcmp (value, "ppl") != 0 && strcmp (value, "journal") != 0)
       return config_fail (st,
-                          "consistency-policy '%s' is not resync, bitmap "
-                          "or ppl",
+                          "consistency-policy '%s' is not resync, bitmap, "
+                          "ppl or journal",
                           value);
     cfg->ppl = value[0] == 'p';
+    cfg->journal = value[0] == 'j';
     cfg->ppl_line = st->line;
     if (!cfg->bitmap_line)
       cfg->bitmap = value[0] == 'b';
-    else if (cfg->ppl && cfg->bitmap)
+    else if ((cfg->ppl || cfg->journal) && cfg->bitmap)
       return config_fail (st,
-                          "consistency-policy ppl excludes the bitmap "
+                          "consistency-policy %s excludes the bitmap "
                           "that line %d keeps (md refuses both)",
-                          cfg->bitmap_line);
+                          value, cfg->bitmap_line);
+  }
+  else if (strcmp (name, "journal-mode") == 0) {
+    /* md's journal_mode: write-back acknowledges writes once they are
+     * in the journal; only write-through is done here. */
+    if (strcmp (value, "write-back") == 0)
+      return config_fail (st, "journal-mode 'write-back' is not supported: "
+                              "use write-through");
+    if (strcmp (value, "write-through") != 0)
+      return config_fail (st, "journal-mode '%s' is not write-through", value);
   }
   else if (strcmp (name, "bitmap-chunk") == 0) {
     if (raid_parse_size (value, &cfg->bitmap_chunk_bytes) == -1 ||
@@ -374,8 +381,12 @@ handler (void *user, const char *section, const char *name,
     return config_add_member (st, v, name[0] == 's');
   if (strcmp (name, "scan") == 0)
     return config_add_scan (st, v);
-  return config_fail (st, "unknown key '%s' in [%s] (member, spare or scan)", name,
-               section);
+  if (strcmp (name, "journal") == 0)
+    return config_add_journal (st, v);
+  return config_fail (st,
+                      "unknown key '%s' in [%s] (member, spare, scan or "
+                      "journal)",
+                      name, section);
 }
 
 
@@ -505,6 +516,8 @@ check_config (struct parse_state *st)
     config_check_write_behind (st, cfg);
   if (!st->failed)
     config_check_ppl (st, cfg);
+  if (!st->failed)
+    config_check_journal (st, cfg);
 }
 
 /* Does g contain target, through its "array:" members?  depth bounds
@@ -690,6 +703,7 @@ raid_config_free (struct raid_config *cfg)
   free (cfg->socket);
   free (cfg->spare_group);
   free (cfg->state_dir);
+  free (cfg->journal_path);
   free_specs (cfg->members, cfg->nmembers);
   free_specs (cfg->spares, cfg->nspares);
   for (i = 0; i < cfg->nscan; i++)

@@ -8,6 +8,7 @@
 
 #include "config-file.h"
 #include "config-parse.h"
+#include "journal-format.h"
 #include "raid.h"
 
 /* Is path one of specs[0..n-1] (missing roles aside)? */
@@ -30,6 +31,8 @@ listed_anywhere (const struct raid_config *top, const char *path)
 {
   unsigned i;
 
+  if (top->journal_path && config_same_path (top->journal_path, path))
+    return true;
   for (i = 0; i <= top->ngroups; i++) {
     const struct raid_config *cfg = i == 0 ? top : top->groups[i - 1];
     if (path_listed (cfg->members, cfg->nmembers, path) ||
@@ -181,6 +184,79 @@ config_check_ppl (struct parse_state *st, const struct raid_config *cfg)
                  "consistency-policy ppl excludes the bitmap that line "
                  "%d keeps (md refuses both)",
                  cfg->bitmap_line);
+}
+
+/* journal = PATH|URI in [members]: the write journal's device, the
+ * served array's only (md keeps one per array). */
+int
+config_add_journal (struct parse_state *st, const char *value)
+{
+  struct raid_config *cfg = st->cfg;
+  char *resolved;
+
+  if (cfg != st->top)
+    return config_fail (st, "journal applies to the served array only "
+                            "([members])");
+  if (!*value || raid_spec_array (value)
+      || strcmp (value, RAID_MEMBER_MISSING) == 0)
+    return config_fail (st, "journal needs a path or an NBD URI");
+  if (cfg->journal_path)
+    return config_fail (st, "journal is listed twice (line %d)",
+                        cfg->journal_line);
+  if (!(resolved = config_resolve_path (st, value)))
+    return config_fail (st, "%s", strerror (ENOMEM));
+  if (listed_anywhere (st->top, resolved)) {
+    config_fail (st,
+                 "%s is listed twice: a journal cannot also be a member "
+                 "or a spare",
+                 resolved);
+    free (resolved);
+    return 0;
+  }
+  cfg->journal_path = resolved;
+  cfg->journal_line = st->line;
+  return 1;
+}
+
+/* md keeps a write journal for RAID4/5/6 (raid5-cache.c r5l_init_log),
+ * never beside a bitmap (raid5.c: "array cannot have both journal and
+ * bitmap"), on a device of its own. */
+void
+config_check_journal (struct parse_state *st, const struct raid_config *cfg)
+{
+  if (cfg->journal_path && !cfg->journal) {
+    st->line = cfg->journal_line;
+    config_fail (st,
+                 "journal = %s needs consistency-policy = journal in "
+                 "[array]",
+                 cfg->journal_path);
+    return;
+  }
+  if (!cfg->journal)
+    return;
+  st->line = cfg->ppl_line;
+  if ((cfg->level != 5 && cfg->level != 6) || cfg->ngroups > 0
+      || (cfg->top && cfg->top != cfg))
+    config_fail (st,
+                 "consistency-policy journal applies to RAID5 and RAID6, "
+                 "not to RAID%d%s (md journals parity arrays only)",
+                 cfg->level,
+                 cfg->ngroups > 0              ? " of nested arrays"
+                 : cfg->top && cfg->top != cfg ? " nested in another"
+                                               : "");
+  else if (cfg->bitmap_line && cfg->bitmap)
+    config_fail (st,
+                 "consistency-policy journal excludes the bitmap that line "
+                 "%d keeps (md refuses both)",
+                 cfg->bitmap_line);
+  else if (!cfg->journal_path)
+    config_fail (st, "consistency-policy journal needs a journal device: "
+                     "add journal = PATH (or an NBD URI) to [members]");
+  else if (cfg->nmembers > R5L_MAX_MEMBERS)
+    config_fail (st,
+                 "consistency-policy journal serves at most %d members "
+                 "(md's meta block); [members] lists %u",
+                 R5L_MAX_MEMBERS, cfg->nmembers);
 }
 
 /* md writes behind only to the write-mostly copies of a RAID1, and

@@ -32,12 +32,18 @@ char *config_resolve_path (struct parse_state *st, const char *path);
 int config_add_member (struct parse_state *st, const char *value,
                        bool spare);
 int config_add_scan (struct parse_state *st, const char *value);
+/* journal = PATH|URI: the write journal's device. */
+int config_add_journal (struct parse_state *st, const char *value);
 /* write-mostly and failfast where md honours them. */
 void config_check_flags (struct parse_state *st,
                          const struct raid_config *cfg,
                          const struct raid_level *l);
 /* write-behind where md does it: RAID1, a bitmap, a write-mostly copy. */
 void config_check_ppl (struct parse_state *st, const struct raid_config *cfg);
+/* consistency-policy journal where md keeps one: RAID5/6, a journal
+ * device, no bitmap. */
+void config_check_journal (struct parse_state *st,
+                           const struct raid_config *cfg);
 void config_check_write_behind (struct parse_state *st,
                                 const struct raid_config *cfg);
 

@@ -14,6 +14,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 	%reldir%/geometry.c %reldir%/geometry.h \
 	%reldir%/geometry-copies.c \
 	%reldir%/geometry-parity.c \
+	%reldir%/journal-format.c %reldir%/journal-format.h \
 	%reldir%/le.h \
 	%reldir%/level.c \
 	%reldir%/member-set.h \
@@ -32,6 +33,7 @@ noinst_LTLIBRARIES += %reldir%/libformat.la
 check_PROGRAMS += \
 	%reldir%/test-config \
 	%reldir%/test-geometry \
+	%reldir%/test-journal-format \
 	%reldir%/test-level \
 	%reldir%/test-owner \
 	%reldir%/test-parity \
@@ -42,6 +44,9 @@ check_PROGRAMS += \
 %canon_reldir%_test_config_LDADD = raid/libraid.la
 %canon_reldir%_test_geometry_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_geometry_LDADD = raid/libraid.la
+%canon_reldir%_test_journal_format_CPPFLAGS = $(FORMAT_INCLUDES) \
+	$(TEST_INCLUDES)
+%canon_reldir%_test_journal_format_LDADD = raid/libraid.la
 %canon_reldir%_test_level_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_level_LDADD = raid/libraid.la
 %canon_reldir%_test_owner_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)

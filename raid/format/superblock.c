@@ -34,8 +34,8 @@ enum {
 /* The feature bits this engine understands well enough to serve. */
 #define SUPPORTED_FEATURES                                                     \
   (MD_FEATURE_BITMAP | MD_FEATURE_RECOVERY_OFFSET | MD_FEATURE_RAID0_LAYOUT    \
-   | MD_FEATURE_PPL | MD_FEATURE_MULTIPLE_PPLS | MD_FEATURE_RESHAPE \
-   | MD_FEATURE_NEW_OFFSET)
+   | MD_FEATURE_PPL | MD_FEATURE_MULTIPLE_PPLS | MD_FEATURE_RESHAPE          \
+   | MD_FEATURE_NEW_OFFSET | MD_FEATURE_JOURNAL)
 
 /* Features md knows that we refuse, with the name we report. */
 static const struct {
@@ -44,7 +44,6 @@ static const struct {
 } refused_features[] = {
   { MD_FEATURE_BAD_BLOCKS, "a bad-block list with recorded bad blocks" },
   { MD_FEATURE_REPLACEMENT, "a replacement device" },
-  { MD_FEATURE_JOURNAL, "a write journal" },
 };
 
 uint32_t
@@ -206,6 +205,14 @@ check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
     snprintf (err, errlen,
               "feature_map 0x%x: a new data offset without "
               "a reshape is not supported",
+              sb->feature_map);
+    return -1;
+  }
+  /* md's check_reshape refuses a journaled array. */
+  if (sb->feature_map & MD_FEATURE_JOURNAL) {
+    snprintf (err, errlen,
+              "feature_map 0x%x: a write journal and a reshape together "
+              "(md reshapes no journaled array)",
               sb->feature_map);
     return -1;
   }
@@ -405,6 +412,36 @@ check_ppl_place (const struct md_superblock *sb, char *err, size_t errlen)
   return 0;
 }
 
+/* md journals RAID4/5/6 (raid5-cache.c r5l_init_log) and never beside a
+ * bitmap or a partial parity log (raid5.c raid5_run). */
+static int
+check_journal (const struct md_superblock *sb, char *err, size_t errlen)
+{
+  if (sb->level != 5 && sb->level != 6) {
+    snprintf (err, errlen,
+              "feature_map 0x%x: a write journal on level %" PRId32
+              " (md journals RAID4/5/6 only)",
+              sb->feature_map, sb->level);
+    return -1;
+  }
+  if (sb->feature_map & (MD_FEATURE_BITMAP | MD_FEATURE_PPL)) {
+    snprintf (err, errlen,
+              "feature_map 0x%x: a write journal with a %s (md refuses "
+              "both)",
+              sb->feature_map,
+              sb->feature_map & MD_FEATURE_BITMAP ? "bitmap"
+                                                  : "partial parity log");
+    return -1;
+  }
+  return 0;
+}
+
+bool
+md_sb_has_journal (const struct md_superblock *sb)
+{
+  return sb->feature_map & MD_FEATURE_JOURNAL;
+}
+
 uint64_t
 md_sb_member_bytes (const struct md_superblock *sb)
 {
@@ -443,15 +480,26 @@ md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
     return -1;
   }
   for (i = 0; i < sb->max_dev; i++)
-    if (sb->dev_roles[i] >= sb->raid_disks &&
-        sb->dev_roles[i] != MD_ROLE_SPARE &&
-        sb->dev_roles[i] != MD_ROLE_FAULTY) {
-      snprintf (err, errlen, "dev_roles[%" PRIu32 "] 0x%x is neither a "
-                "role below raid_disks %" PRIu32 " nor spare or faulty", i,
-                sb->dev_roles[i], sb->raid_disks);
+    if (sb->dev_roles[i] >= sb->raid_disks && sb->dev_roles[i] != MD_ROLE_SPARE
+        && sb->dev_roles[i] != MD_ROLE_FAULTY
+        && !(sb->dev_roles[i] == MD_ROLE_JOURNAL
+             && (sb->feature_map & MD_FEATURE_JOURNAL))) {
+      snprintf (err, errlen,
+                "dev_roles[%" PRIu32 "] 0x%x is neither a "
+                "role below raid_disks %" PRIu32 " nor spare or faulty%s",
+                i, sb->dev_roles[i], sb->raid_disks,
+                sb->dev_roles[i] == MD_ROLE_JOURNAL ? " (a journal without "
+                                                      "md's journal feature)"
+                                                    : "");
       return -1;
     }
-  if (sb->size_sectors > sb->data_size_sectors) {
+  if ((sb->feature_map & MD_FEATURE_JOURNAL)
+      && check_journal (sb, err, errlen) == -1)
+    return -1;
+  /* A journal device records the members' size (mdadm compares it on
+   * every device), not one of its own. */
+  if (sb->size_sectors > sb->data_size_sectors
+      && md_sb_role (sb) != MD_ROLE_JOURNAL) {
     snprintf (err, errlen, "size %" PRIu64 " exceeds data_size %" PRIu64,
               sb->size_sectors, sb->data_size_sectors);
     return -1;

@@ -130,6 +130,9 @@ int md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
 /* The partial parity log (md's ppl.offset and ppl.size, sectors from
  * the superblock's start), when the feature map has one. */
 bool md_sb_has_ppl (const struct md_superblock *sb);
+/* md's write journal: a journal device (role MD_ROLE_JOURNAL) whose
+ * recovery_offset is the log's tail (md's journal_tail). */
+bool md_sb_has_journal (const struct md_superblock *sb);
 int16_t md_sb_ppl_offset (const struct md_superblock *sb);
 uint16_t md_sb_ppl_size (const struct md_superblock *sb);
 void md_sb_set_ppl (struct md_superblock *sb, int16_t offset, uint16_t size);

@@ -136,12 +136,81 @@ check_consistency_policy (void)
                 "bitmap = internal\n" R5_MEMBERS,
                 "t.conf:3: consistency-policy ppl excludes the bitmap that "
                 "line 4 keeps");
-  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n" R5_MEMBERS,
-                "t.conf:3: consistency-policy 'journal' is not "
-                "supported yet");
   expect_error ("[array]\nlevel = 5\nconsistency-policy = fast\n" R5_MEMBERS,
                 "t.conf:3: consistency-policy 'fast' is not "
-                "resync, bitmap or ppl");
+                "resync, bitmap, ppl or journal");
+}
+
+#define R6_MEMBERS R5_MEMBERS "member = d.img\n"
+
+/* consistency-policy = journal with journal = PATH in [members]: RAID5
+ * and RAID6 only, no bitmap, the device listed once and apart from the
+ * members; write-back refused by name. */
+static void
+check_journal (void)
+{
+  struct raid_config cfg;
+  const char *err = parse ("[array]\nlevel = 6\nconsistency-policy = "
+                           "journal\njournal-mode = write-through\n" R6_MEMBERS
+                           "journal = j.img\n",
+                           &cfg);
+
+  if (err)
+    fail ("consistency-policy journal refused: %s", err);
+  else {
+    if (!cfg.journal || cfg.bitmap || cfg.ppl || !cfg.journal_path
+        || !strstr (cfg.journal_path, "/j.img") || cfg.journal_line != 10)
+      fail ("journal: policy %d bitmap %d ppl %d path %s line %d", cfg.journal,
+            cfg.bitmap, cfg.ppl, cfg.journal_path, cfg.journal_line);
+    raid_config_free (&cfg);
+  }
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n" R5_MEMBERS,
+                "t.conf:3: consistency-policy journal needs a "
+                "journal device");
+  expect_error ("[array]\nlevel = 5\n" R5_MEMBERS "journal = j.img\n",
+                "t.conf:7: journal = ");
+  expect_error ("[array]\nlevel = 5\n" R5_MEMBERS "journal = j.img\n",
+                "needs consistency-policy = journal");
+  expect_error ("[array]\nlevel = 1\nconsistency-policy = journal\n"
+                "[members]\nmember = a.img\nmember = b.img\n"
+                "journal = j.img\n",
+                "t.conf:3: consistency-policy journal applies to RAID5 and "
+                "RAID6, not to RAID1");
+  expect_error ("[array]\nlevel = 10\nconsistency-policy = journal\n" R6_MEMBERS
+                "journal = j.img\n",
+                "t.conf:3: consistency-policy journal applies to RAID5 and "
+                "RAID6, not to RAID10");
+  expect_error ("[array]\nlevel = 0\nconsistency-policy = journal\n" R5_MEMBERS
+                "journal = j.img\n",
+                "t.conf:3: consistency-policy journal applies to RAID5 and "
+                "RAID6, not to RAID0");
+  expect_error ("[array]\nlevel = 5\nbitmap = internal\n"
+                "consistency-policy = journal\n" R5_MEMBERS "journal = j.img\n",
+                "t.conf:4: consistency-policy journal excludes the bitmap "
+                "that line 3 keeps");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
+                "bitmap = internal\n" R5_MEMBERS "journal = j.img\n",
+                "t.conf:3: consistency-policy journal excludes the bitmap "
+                "that line 4 keeps");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n" R5_MEMBERS
+                "journal = b.img\n",
+                "t.conf:8: ");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n" R5_MEMBERS
+                "journal = b.img\n",
+                "b.img is listed twice: a journal cannot also be a member");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
+                "[members]\njournal = a.img\nmember = a.img\n"
+                "member = b.img\nmember = c.img\n",
+                "t.conf:6: ");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n" R5_MEMBERS
+                "journal = j.img\njournal = k.img\n",
+                "t.conf:9: journal is listed twice (line 8)");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
+                "journal-mode = write-back\n" R5_MEMBERS "journal = j.img\n",
+                "t.conf:4: journal-mode 'write-back' is not supported");
+  expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
+                "[members NEST]\njournal = j.img\n",
+                "journal applies to the served array only");
 }
 
 #define WM_MEMBERS "[members]\nmember = a.img\nmember = b.img write-mostly\n"
@@ -270,6 +339,7 @@ main (void)
   check_missing ();
   check_write_behind ();
   check_consistency_policy ();
+  check_journal ();
   expect_error ("[array]\nlevel = 5\ncolour = red\n" MEMBERS,
                 "t.conf:3: unknown key 'colour'");
   expect_error ("[array]\nlevel = 5\n[disks]\nmember = a\n",

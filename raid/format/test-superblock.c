@@ -453,6 +453,13 @@ spoil (size_t i, struct md_superblock *sb, const char **what,
                   sb->bitmap_offset_sectors = -16);
   case 11: FAULT ("the bitmap header in the data", "bitmap_offset",
                   sb->bitmap_offset_sectors = 264192 - 8 - 7);
+  case 12:
+    FAULT ("a journal beside the bitmap", "write journal with a bitmap",
+           sb->feature_map |= MD_FEATURE_JOURNAL);
+  case 13:
+    FAULT ("a journal on RAID10", "write journal on level 10",
+           (sb->feature_map = MD_FEATURE_JOURNAL, sb->level = 10,
+            sb->layout = 0x102));
   default:
     return false;
   }
@@ -475,6 +482,14 @@ check_semantics (void)
   sb.bitmap_offset_sectors = -16;       /* no bitmap: not looked at */
   if (md_sb_check (&sb, member_bytes, err, sizeof err) != 0)
     fail ("md_sb_check looked at bitmap_offset without a bitmap: %s", err);
+  /* A journal device carries the members' size, past its own data
+   * (mdadm compares size on every device). */
+  sb.feature_map = MD_FEATURE_JOURNAL;
+  sb.dev_number = 6;
+  sb.dev_roles[6] = MD_ROLE_JOURNAL;
+  sb.data_size_sectors = 0x1000;
+  if (md_sb_check (&sb, member_bytes, err, sizeof err) != 0)
+    fail ("md_sb_check refused a journal device: %s", err);
   for (i = 0;; i++) {
     sane_superblock (&sb);
     if (!spoil (i, &sb, &what, &field))

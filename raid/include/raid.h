@@ -68,7 +68,13 @@ struct raid_config {
   /* md's consistency-policy ppl: a partial parity log closes RAID5's
    * write hole instead of a bitmap. */
   bool ppl;
-  int ppl_line;
+  int ppl_line; /* of consistency-policy, whichever */
+  /* md's consistency-policy journal (RAID5/6): every stripe update is
+   * logged on a journal device before the members see it; the device
+   * is [members] journal = PATH|URI. */
+  bool journal;
+  char *journal_path;
+  int journal_line;             /* of journal = */
   uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
   int bitmap_chunk_line;
   bool auto_readd;              /* re-add members that come back */
@@ -457,8 +463,16 @@ struct raid_status {
                                        * recovery */
   uint64_t bitmap_chunk_bytes;        /* 0: no bitmap */
   uint64_t bitmap_chunks, bitmap_dirty;
-  /* md's consistency policy: none, resync, bitmap or ppl. */
+  /* md's consistency policy: none, resync, bitmap, ppl or journal. */
   const char *policy;
+  /* With a write journal: its device, "active", "faulty" (writes are
+   * refused) or "missing" (assembled read-only without it), why, its
+   * ring, the bytes its log holds and the tail (sectors from its data
+   * offset). */
+  char journal_path[256];
+  const char *journal_state;
+  char journal_why[256];
+  uint64_t journal_bytes, journal_used_bytes, journal_tail_sectors;
   /* write-behind: md's limit (0: off); the behind-writes not yet on
    * the write-mostly members, and what they count against the limit
    * (once per MiB or part, as md counts). */
@@ -616,6 +630,11 @@ struct raid_member_info {
   bool has_ppl;
   int ppl_offset_sectors;
   unsigned ppl_size_sectors;
+  /* md's write journal; on the journal device, its log's tail (sectors
+   * from its data offset). */
+  bool has_journal;
+  bool journal_device;
+  uint64_t journal_tail_sectors;
   char bitmap_why[256];
   uint32_t bitmap_chunk_bytes;
   uint64_t bitmap_events, bitmap_events_cleared;

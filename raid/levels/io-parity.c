@@ -297,7 +297,8 @@ zeroes_stripe (const struct request *rq, const struct segment *s)
   const struct stripe_piece *p;
   unsigned i;
 
-  if (rq->resync || s->col.hi - s->col.lo != rq->chunk)
+  /* The journal logs the zeros as it logs any data. */
+  if (rq->resync || s->col.hi - s->col.lo != rq->chunk || rq->a->journal.on)
     return false;
   for (i = 0; i < rq->a->geo.data_members; i++)
     if (!(p = whole_piece (rq, s, i)) || p->buf)
@@ -347,12 +348,45 @@ log_segment (const struct request *rq, const struct segment *s,
   return r;
 }
 
+/* With a write journal: queue segment s's stripe rows, given the new
+ * contents of its blocks: each 4 KiB row's data pages the segment
+ * writes (at their array sectors), then the row's P (and Q) at its
+ * member sector, as md's r5l_log_stripe logs a stripe.  Nothing for a
+ * resync (md logs none). */
+static int
+journal_segment (const struct request *rq, const struct segment *s,
+                 const uint8_t **out, struct journal_pending *jp)
+{
+  struct raid_array *a = rq->a;
+  unsigned k = a->geo.data_members, i;
+  uint64_t row, base = column_offset (a, &s->col);
+
+  if (!a->journal.on || rq->resync)
+    return 0;
+  for (row = 0; row < s->col.hi - s->col.lo; row += R5L_BLOCK_BYTES) {
+    for (i = 0; i < k; i++)
+      if (written (s, i)
+          && journal_add_data (
+                 jp,
+                 (chunk_start (rq, s->col.stripe, i) + s->col.lo + row) / 512,
+                 out[s->col.map.q_coef[i]] + row)
+                 == -1)
+        return -1;
+    if (journal_add_parity (jp, (base + row) / 512, a->geo.parity_members,
+                            out[k] + row,
+                            a->geo.parity_members > 1 ? out[k + 1] + row : NULL)
+        == -1)
+      return -1;
+  }
+  return 0;
+}
+
 /* Writes of segment s: data it writes, parity, and blocks of members
  * being repaired; nothing to a member that is gone for good. */
 static int
 add_writes (const struct request *rq, struct segment *s,
             struct io_batch *writes, struct io_batch *fixes,
-            struct ppl_pending *log)
+            struct ppl_pending *log, struct journal_pending *jp)
 {
   struct raid_array *a = rq->a;
   const struct raid_geometry *g = &a->geo;
@@ -377,7 +411,8 @@ add_writes (const struct request *rq, struct segment *s,
         return -1;
     return 0;
   }
-  if (compute (rq, s, out) == -1 || log_segment (rq, s, out, log) == -1)
+  if (compute (rq, s, out) == -1 || log_segment (rq, s, out, log) == -1
+      || journal_segment (rq, s, out, jp) == -1)
     return -1;
   for (b = 0; b < blocks; b++) {
     unsigned disk = s->col.map.block_disk[b];
@@ -453,6 +488,7 @@ write_window (struct request *rq, struct segment *segs, unsigned n)
 {
   struct io_batch b, fixes;
   struct ppl_pending log;
+  struct journal_pending jp;
   unsigned s;
   size_t i;
   int r = -1;
@@ -460,17 +496,20 @@ write_window (struct request *rq, struct segment *segs, unsigned n)
   io_batch_init (&b);
   io_batch_init (&fixes);
   memset (&log, 0, sizeof log);
+  memset (&jp, 0, sizeof jp);
   if (read_window (rq, segs, n, &b) == -1)
     goto out;
   io_batch_reset (&b);
   for (s = 0; s < n; s++)
-    if (add_writes (rq, &segs[s], &b, &fixes, &log) == -1)
+    if (add_writes (rq, &segs[s], &b, &fixes, &log, &jp) == -1)
       goto out;
   /* The logs are on their members before any write they cover. */
   for (i = 0; i < b.n; i++)
     if (b.ops[i].member < rq->a->geo.members)
       member_set_add (&log.written, b.ops[i].member);
-  if (ppl_commit (rq->a, &log) == -1)
+  /* So is the journal, flushed, before any member write (md's
+   * write-through r5l_write_stripe). */
+  if (ppl_commit (rq->a, &log) == -1 || journal_commit (rq->a, &jp) == -1)
     goto out;
   array_run (rq->a, &b);
   r = array_settle_writes (rq->a, &b);
@@ -481,6 +520,7 @@ write_window (struct request *rq, struct segment *segs, unsigned n)
   }
  out:
    ppl_finish (rq->a, &log);
+   journal_finish (rq->a, &jp);
    free_segments (segs, n);
    io_batch_free (&b);
    io_batch_free (&fixes);
@@ -595,6 +635,28 @@ ppl_fit (const struct request *rq, const struct segment *segs, unsigned n)
   return i;
 }
 
+/* How many of segs[0..n-1], from the first (one at least), one window
+ * takes with a write journal: as many as half its ring holds, so that
+ * a window's log always fits beside the previous one's; else all. */
+static unsigned
+journal_fit (const struct request *rq, const struct segment *segs, unsigned n)
+{
+  const struct raid_journal *j = &rq->a->journal;
+  uint64_t room = j->area_bytes / 2 - R5L_BLOCK_BYTES, bytes = 0;
+  unsigned i;
+
+  if (!j->on || rq->resync)
+    return n;
+  for (i = 0; i < n; i++) {
+    bytes += (segs[i].col.hi - segs[i].col.lo) / R5L_BLOCK_BYTES
+             * journal_row_bytes (member_set_count (&segs[i].written),
+                                  rq->a->geo.parity_members);
+    if (bytes > room && i > 0)
+      break;
+  }
+  return i;
+}
+
 /* Run segments of stripes first..last through windows; cut(stripe,
  * segs) produces each stripe's segments. */
 static int
@@ -616,7 +678,9 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
   for (stripe = first; stripe <= last && r == 0; stripe++) {
     n += cut (rq, stripe, &segs[n]);
     bytes += per_stripe;
-    while (r == 0 && (fit = ppl_fit (rq, segs, n)) < n) {
+    while (r == 0
+           && ((fit = ppl_fit (rq, segs, n)) < n
+               || (fit = journal_fit (rq, segs, n)) < n)) {
       r = run_window (rq, segs, fit);
       memmove (segs, segs + fit, (n - fit) * sizeof *segs);
       n -= fit;

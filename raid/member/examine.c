@@ -150,6 +150,10 @@ describe (struct member *m, const struct md_superblock *sb,
   info->has_ppl = md_sb_has_ppl (sb);
   info->ppl_offset_sectors = md_sb_ppl_offset (sb);
   info->ppl_size_sectors = md_sb_ppl_size (sb);
+  info->has_journal = md_sb_has_journal (sb);
+  info->journal_device = info->role == MD_ROLE_JOURNAL;
+  if (info->journal_device)
+    info->journal_tail_sectors = sb->recovery_offset_sectors;
   if (info->has_bitmap && !read_bitmap (m, sb, info) &&
       !info->bitmap_why[0])
     snprintf (info->bitmap_why, sizeof info->bitmap_why, "%s",

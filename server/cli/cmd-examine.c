@@ -65,6 +65,8 @@ print_text (const char *path, const struct raid_member_info *m)
   if (m->has_recovery_offset)
     printf ("Recovery Offset : %" PRIu64 " sectors\n",
             m->recovery_offset_sectors);
+  if (m->journal_device)
+    printf ("   Journal Tail : %" PRIu64 " sectors\n", m->journal_tail_sectors);
   if (!m->clean)
     printf ("  Resync Offset : %" PRIu64 " sectors\n",
             m->resync_offset_sectors);
@@ -160,6 +162,12 @@ print_json (const char *path, const struct raid_member_info *m, bool first)
   if (m->has_ppl)
     printf (", \"ppl\": {\"offset_sectors\": %d, \"size_sectors\": %u}",
             m->ppl_offset_sectors, m->ppl_size_sectors);
+  printf (", \"consistency_policy\": \"%s\"", m->has_journal  ? "journal"
+                                              : m->has_ppl    ? "ppl"
+                                              : m->has_bitmap ? "bitmap"
+                                                              : "resync");
+  if (m->journal_device)
+    printf (", \"journal_tail_sectors\": %" PRIu64, m->journal_tail_sectors);
   if (m->has_owner) {
     printf (", \"owner\": {\"host\": ");
     json_string (stdout, m->owner_host);

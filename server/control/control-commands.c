@@ -110,6 +110,19 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
   }
   if (strcmp (st->policy, "ppl") == 0)
     fprintf (fp, "      consistency policy: ppl (partial parity log)\n");
+  if (st->journal_state) {
+    fprintf (fp, "      consistency policy: journal (write-through), %s %s",
+             st->journal_path[0] ? st->journal_path : "(journal)",
+             st->journal_state);
+    if (st->journal_why[0])
+      fprintf (fp, " (%s)", st->journal_why);
+    if (st->journal_bytes)
+      fprintf (fp,
+               ", %" PRIu64 "K of %" PRIu64 "K logged, tail at sector %" PRIu64,
+               st->journal_used_bytes / 1024, st->journal_bytes / 1024,
+               st->journal_tail_sectors);
+    fputc ('\n', fp);
+  }
   if (st->bitmap_chunk_bytes)
     fprintf (fp, "      bitmap: %" PRIu64 "/%" PRIu64 " chunks dirty, %"
              PRIu64 "K chunk\n", st->bitmap_dirty, st->bitmap_chunks,
@@ -197,6 +210,17 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
   else
     fprintf (fp, "null");
   fprintf (fp, ", \"consistency_policy\": \"%s\"", st->policy);
+  if (st->journal_state) {
+    fprintf (fp, ", \"journal\": {\"path\": ");
+    json_string (fp, st->journal_path);
+    fprintf (fp, ", \"state\": \"%s\", \"why\": ", st->journal_state);
+    json_string (fp, st->journal_why);
+    fprintf (fp,
+             ", \"bytes\": %" PRIu64 ", \"used_bytes\": %" PRIu64
+             ", \"tail_sectors\": %" PRIu64 "}",
+             st->journal_bytes, st->journal_used_bytes,
+             st->journal_tail_sectors);
+  }
   fprintf (fp,
            ", \"write_behind\": {\"limit\": %u, \"outstanding\": %u"
            ", \"slots\": %u}",

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "detail.h"
@@ -151,4 +152,10 @@ detail_text (FILE *fp, const struct raid_status *st)
       fprintf (fp, "    %6u   %10s %-24s %s\n", i, "-", device_words (d),
                d->path);
   }
+  /* mdadm lists the journal among the devices, as "journal". */
+  if (st->journal_state)
+    fprintf (fp, "    %6u   %10s %-24s %s\n", i, "-",
+             strcmp (st->journal_state, "active") == 0 ? "journal"
+                                                       : st->journal_state,
+             st->journal_path);
 }

@@ -13,6 +13,7 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "prometheus.h"
 
@@ -245,6 +246,24 @@ behind_slots (const struct metrics_array *m)
   return m->st.behind_slots;
 }
 
+static double
+journal_bytes (const struct metrics_array *m)
+{
+  return m->st.journal_bytes;
+}
+
+static double
+journal_used_bytes (const struct metrics_array *m)
+{
+  return m->st.journal_used_bytes;
+}
+
+static double
+journal_failed (const struct metrics_array *m)
+{
+  return m->st.journal_state && strcmp (m->st.journal_state, "active") != 0;
+}
+
 /* The families of one sample per array. */
 static const struct array_family {
   const char *name, *type, *help;
@@ -306,6 +325,15 @@ static const struct array_family {
   { "nbdraid_write_behind_slots", "gauge",
     "What those writes count against the limit (one per MiB or part).",
     behind_slots },
+  { "nbdraid_journal_bytes", "gauge",
+    "The write journal's ring, in bytes (0: no journal).", journal_bytes },
+  { "nbdraid_journal_used_bytes", "gauge",
+    "Bytes of the ring the journal's log holds past its tail.",
+    journal_used_bytes },
+  { "nbdraid_journal_failed", "gauge",
+    "1 while the array runs without its write journal (failed or "
+    "missing): client writes are refused.",
+    journal_failed },
 };
 
 static double

@@ -1,0 +1,57 @@
+/* nbdraid: replaying md's write journal (md's r5l_recovery_log for a
+ * write-through journal), apart from the array so that a test can
+ * replay into a model.
+ *
+ * From the tail, each meta block that is sound (magic, version,
+ * checksum), carries the next sequence number and its own position,
+ * and whose pages match their checksums is replayed: its data and
+ * parity pages are written where they belong.  The first block that is
+ * not is where the log ends, and the new log starts there.  Pages are
+ * written in the order they were logged, so a stripe logged twice ends
+ * as its later entry says.  The block at the tail itself is checked
+ * but not written again: its stripes are on the members.
+ */
+#ifndef NBDRAID_JOURNAL_REPLAY_H
+#define NBDRAID_JOURNAL_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "journal-format.h"
+
+struct journal_replay_ops {
+  /* Read the block at byte pos of the ring.  0, or -1 (errno). */
+  int (*read_block) (void *opaque, uint64_t pos, uint8_t *block);
+  /* The stripe (member sector from the data offset) holding array
+   * sector `sector`. */
+  uint64_t (*stripe_of) (void *opaque, uint64_t sector);
+  /* Write a data page at array sector `sector`, or parity page `which`
+   * (0: P, 1: Q) of the stripe at member sector `stripe`.  0, or -1
+   * with the reason in err. */
+  int (*write_data) (void *opaque, uint64_t sector, const uint8_t *page,
+                     char *err, size_t errlen);
+  int (*write_parity) (void *opaque, uint64_t stripe, unsigned which,
+                       const uint8_t *page, char *err, size_t errlen);
+  void *opaque;
+};
+
+struct journal_replay_result {
+  uint64_t end_pos;  /* ring bytes: the first block not replayed */
+  uint64_t end_seq;  /* the sequence number it should have had */
+  unsigned blocks;   /* meta blocks replayed, */
+  unsigned skipped;  /* and the tail's, found on the members already */
+  unsigned stripes;  /* parity payloads (stripe rows) replayed */
+  char stopped[256]; /* why the block at end_pos ends the log */
+};
+
+/* Replay the ring of ring_bytes from byte `tail`, whose meta block has
+ * sequence `seq`; parity_pages is 1 for RAID5, 2 for RAID6.  0, or -1
+ * with the reason in err (a read or write failed; data logged without
+ * its parity, which only md's write-back mode leaves). */
+int journal_replay (uint32_t uuid_checksum, uint64_t ring_bytes,
+                    unsigned parity_pages, uint64_t tail, uint64_t seq,
+                    const struct journal_replay_ops *ops,
+                    struct journal_replay_result *res, char *err,
+                    size_t errlen);
+
+#endif
