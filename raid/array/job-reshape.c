@@ -247,8 +247,8 @@ set_busy (struct raid_array *a, uint64_t s0, uint64_t s1)
   const uint64_t S0 = r->old.chunk_bytes * r->old.data_members;
 
   pthread_mutex_lock (&r->busy_mutex);
-  r->busy_lo = s0 * S / S0 * S0;
-  r->busy_hi = s1 == s0 ? r->busy_lo : (s1 * S + S0 - 1) / S0 * S0;
+  r->busy_lo = s1 == s0 ? 0 : s0 * S / S0 * S0;
+  r->busy_hi = s1 == s0 ? 0 : (s1 * S + S0 - 1) / S0 * S0;
   if (s1 == s0)
     pthread_cond_broadcast (&r->busy_cond);
   pthread_mutex_unlock (&r->busy_mutex);

@@ -446,7 +446,8 @@ wait_window (struct raid_array *a, uint64_t offset, uint64_t count)
   struct raid_reshape *r = &a->reshape;
 
   pthread_mutex_lock (&r->busy_mutex);
-  while (offset < r->busy_hi && r->busy_lo < offset + count) {
+  while (r->busy_lo < r->busy_hi && offset < r->busy_hi
+         && r->busy_lo < offset + count) {
     pthread_rwlock_unlock (&r->lock);
     pthread_cond_wait (&r->busy_cond, &r->busy_mutex);
     pthread_mutex_unlock (&r->busy_mutex);
