@@ -51,6 +51,8 @@ RAID5_LAYOUT_NAMES = {
     1: "right-asymmetric",
     2: "left-symmetric",
     3: "right-symmetric",
+    4: "parity-first",
+    5: "parity-last",
 }
 
 RAID1_BLOCK = 1 << 20       # RAID1 has no chunks; compare in 1 MiB blocks
@@ -148,6 +150,12 @@ def raid5_stripe(s, n, layout):
     elif layout == 3:                       # right-symmetric
         p = s % n
         data = [(p + 1 + i) % n for i in range(d)]
+    elif layout == 4:                       # parity-first
+        p = 0
+        data = [i + 1 for i in range(d)]
+    elif layout == 5:                       # parity-last (and RAID4)
+        p = d
+        data = list(range(d))
     else:
         raise ModelError("unsupported RAID5 layout %d" % layout)
     return Stripe(p, None, data)
@@ -168,7 +176,13 @@ def raid6_stripe(s, n, layout):
         p = (n - 1 - s % n) if layout == 2 else s % n
         q = (p + 1) % n
         data = [(p + 2 + i) % n for i in range(d)]
-    elif layout in (16, 17, 18, 19):        # the same "-6": RAID5's
+    elif layout == 4:                       # parity-first: P Q D D
+        p, q = 0, 1
+        data = [i + 2 for i in range(d)]
+    elif layout == 5:                       # parity-last: D D P Q
+        p, q = d, d + 1
+        data = list(range(d))
+    elif layout in (16, 17, 18, 19, 20):    # the same "-6": RAID5's
         # layout on disks 0..n-2 (rotating over n-1), Q on disk n-1
         r5 = raid5_stripe(s, n - 1, layout - 16)
         p, q, data = r5.p, n - 1, list(r5.data)
@@ -411,15 +425,18 @@ class Array:
         elif level == 1:
             self.member_used = self.size
             self.array_size = self.size
-        elif level in (5, 6):
-            parity = level - 4
+        elif level in (4, 5, 6):
+            parity = 2 if level == 6 else 1
             if n < parity + 1 or (level == 6 and n < 4):
                 raise ModelError("RAID%d with %d disks is not supported"
                                  % (level, n))
+            if level == 4:
+                # md ignores a RAID4's layout word: parity is last.
+                self.layout = 5
             if not (self.layout in RAID5_LAYOUT_NAMES or
-                    (level == 6 and self.layout - 16 in RAID5_LAYOUT_NAMES)):
-                raise ModelError("unsupported RAID%d layout %d (only 0-3, "
-                                 "and 16-19 for RAID6)"
+                    (level == 6 and 16 <= self.layout <= 20)):
+                raise ModelError("unsupported RAID%d layout %d (only 0-5, "
+                                 "and 16-20 for RAID6)"
                                  % (level, self.layout))
             self._need_chunk()
             # md rounds the per-member size down to whole chunks.
@@ -449,7 +466,7 @@ class Array:
         return "role %d (%s)" % (disk, self.members[disk].path)
 
     def stripe(self, s):
-        if self.level == 5:
+        if self.level in (4, 5):
             return raid5_stripe(s, self.n, self.layout)
         return raid6_stripe(s, self.n, self.layout)
 
@@ -464,7 +481,7 @@ class Array:
             for start in range(0, self.size, RAID1_BLOCK):
                 out.write(self.block(0, start,
                                      min(RAID1_BLOCK, self.size - start)))
-        elif self.level in (5, 6):
+        elif self.level in (4, 5, 6):
             for s in range(self.stripes):
                 for disk in self.stripe(s).data:
                     out.write(self.chunk_at(disk, s))
@@ -481,7 +498,7 @@ class Array:
             return None
         if self.level == 1:
             return self._check_raid1()
-        if self.level in (5, 6):
+        if self.level in (4, 5, 6):
             return self._check_parity()
         return self._check_raid10()
 

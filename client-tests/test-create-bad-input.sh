@@ -77,7 +77,7 @@ level = 5
 $members
 journal = j.img
 EOF2
-expect_refusal "journal on RAID1" "a.conf:3: consistency-policy journal applies to RAID5 and RAID6, not to RAID1" <<EOF2
+expect_refusal "journal on RAID1" "a.conf:3: consistency-policy journal applies to RAID4, RAID5 and RAID6, not to RAID1" <<EOF2
 [array]
 level = 1
 consistency-policy = journal
@@ -150,9 +150,9 @@ chunk = 2K
 [members]
 $members
 EOF2
-expect_refusal "unknown level" "a.conf:2: level '4' is not one of 0, 1, 5, 6, 10" <<EOF2
+expect_refusal "unknown level" "a.conf:2: level '3' is not one of 0, 1, 4, 5, 6, 10" <<EOF2
 [array]
-level = 4
+level = 3
 [members]
 $members
 EOF2

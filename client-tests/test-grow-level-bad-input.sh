@@ -2,9 +2,11 @@
 # nbdraid grow --level refuses with one line and a non-zero exit,
 # changing nothing (the superblocks' level and events, the config): a
 # level it cannot parse, the level the array has, changes it does not
-# make (RAID1 to RAID6, RAID0 to RAID5), a RAID1 of more than two
-# members, a RAID5 of two to RAID6 or one without a spare, a RAID6
-# whose Q rotates to RAID5, a read-only, degraded or busy array,
+# make (RAID1 to RAID6, RAID0 to RAID6), a RAID1 of more than two
+# members, a RAID5 of two to RAID6 or one without a spare, a RAID0 to
+# RAID5 without one, a RAID6 whose Q rotates to RAID5, a RAID5 whose
+# parity rotates to RAID0 or RAID4, a RAID4 with a bitmap to RAID0, a
+# read-only, degraded or busy array,
 # write-mostly members, a RAID5 with a partial parity log, and --level
 # with another change.
 . "$(dirname "$0")/lib.sh"
@@ -27,11 +29,11 @@ fi
 grep -q "usage: nbdraid grow CONFIG|--socket PATH --size max|SIZE | --raid-devices N | --level L" <<< "$out" ||
   die "--level with --raid-devices: $out"
 echo "ok: --level with another change: usage"
-expect_refusal "not a level" "nbdraid: 'five' is not a level (0, 1, 5, 6, 10, or raid5...)" \
+expect_refusal "not a level" "nbdraid: 'five' is not a level (0, 1, 4, 5, 6, 10, or raid5...)" \
   grow "$conf" --level five
 expect_refusal "the same level" "nbdraid: array test is RAID1 already" grow "$conf" --level raid1
 expect_refusal "RAID1 to RAID6" \
-  "nbdraid: array test: RAID1 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back)" \
+  "nbdraid: array test: RAID1 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back, a RAID0 to RAID4 or RAID5 and back, a RAID4 to RAID5 and back)" \
   grow "$conf" --level 6
 
 "$NBDRAID" readonly "$conf" > /dev/null
@@ -59,9 +61,30 @@ stop_server
 
 new_array r0 0 - 64K 2 34M
 start_server "$conf"
-expect_refusal "RAID0 to RAID5" \
-  "nbdraid: array test: RAID0 to RAID5 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back)" \
+expect_refusal "RAID0 to RAID6" \
+  "nbdraid: array test: RAID0 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back, a RAID0 to RAID4 or RAID5 and back, a RAID4 to RAID5 and back)" \
+  grow "$conf" --level 6
+expect_refusal "RAID0 to RAID5 without a spare" \
+  "nbdraid: array test needs 1 spare for the parity disk, array has 0 (add one with nbdraid add first)" \
   grow "$conf" --level 5
+stop_server
+
+# A rotating RAID5 is no RAID0 nor RAID4; a RAID4 with a bitmap, no
+# RAID0 (md's RAID0 keeps none).
+new_array rot 5 left-symmetric 64K 3 34M --assume-clean
+start_server "$conf"
+expect_refusal "rotating RAID5 to RAID0" \
+  "nbdraid: array test has layout left-symmetric, its parity rotating: md takes only a parity-last RAID5 to RAID0 (grow --layout parity-last first)" \
+  grow "$conf" --level 0
+expect_refusal "rotating RAID5 to RAID4" \
+  "nbdraid: array test has layout left-symmetric, its parity rotating: md takes only a parity-last RAID5 to RAID4 (grow --layout parity-last first)" \
+  grow "$conf" --level 4
+stop_server
+new_array r4bm 4 - 64K 3 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID4 with a bitmap to RAID0" \
+  "nbdraid: array test keeps a write-intent bitmap, which md's RAID0 cannot, and changing its consistency policy is not supported" \
+  grow "$conf" --level 0
 stop_server
 
 # A write-behind mirror: RAID5 has no write-mostly copies.
@@ -91,7 +114,7 @@ stop_server
 new_array r6 6 left-symmetric 64K 4 34M --assume-clean
 start_server "$conf"
 expect_refusal "RAID6 with Q rotating" \
-  "nbdraid: array test has layout left-symmetric, its Q rotating: md takes only a -6 layout (Q on the last member) to RAID5" \
+  "nbdraid: array test has layout left-symmetric, its Q rotating: md takes only a -6 layout or parity-last (Q on the last member) to RAID5" \
   grow "$conf" --level 5
 stop_server
 

@@ -8,6 +8,7 @@
 # assembles again from the rewritten config and the members match md's
 # layout for the new level (md-model.py).
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/level-change.sh"
 requires nbdkit
 requires nbdcopy
 requires nbdinfo
@@ -18,33 +19,7 @@ size=$(export_size)
 random_file "$T/data" "$size"
 nbdcopy --flush "$T/data" "$uri"
 
-# change LEVEL WANT-LEVEL-TEXT: grow --level under a writer, then check.
-change () {
-  local level=$1 out writer
-  rm -f "$T/stop"
-  ( while [ ! -e "$T/stop" ]; do nbdcopy "$T/data" "$uri" || exit 1; done ) &
-  writer=$!
-  sleep 0.5
-  out=$("$NBDRAID" grow "$conf" --level "$level") || die "grow --level $level refused: $out"
-  echo "$out"
-  sleep 0.5
-  touch "$T/stop"
-  wait "$writer" || die "the writer failed across the change to RAID$level"
-  status_is "j['level'] == $level" || die "status does not say RAID$level: $(status_json)"
-  "$NBDRAID" check "$conf" > /dev/null || die "check refused"
-  wait_status 60 "j['job']['kind'] == 'idle'"
-  status_is "j['mismatches'] == 0" || die "mismatches as RAID$level: $(status_json)"
-  nbdcopy "$uri" "$T/out"
-  cmp "$T/data" "$T/out" || die "data differs as RAID$level"
-  stop_server
-  check_members_hold "$T/data"
-  start_server "$conf"
-  [ "$(export_size)" = "$size" ] || die "RAID$level does not assemble from the config"
-  nbdcopy "$uri" "$T/out"
-  cmp "$T/data" "$T/out" || die "data differs after the restart as RAID$level"
-}
-
-change 5
+level_change 5
 grep -qx "level = 5" "$conf" && grep -qx "layout = left-symmetric" "$conf" &&
   grep -qx "chunk = 64K" "$conf" || die "the config does not say RAID5: $(cat "$conf")"
 if command -v mdadm > /dev/null; then
@@ -54,7 +29,7 @@ if command -v mdadm > /dev/null; then
 fi
 echo "ok: RAID1 -> RAID5 under a writer"
 
-change 1
+level_change 1
 grep -qx "level = 1" "$conf" && ! grep -q "^layout\|^chunk" "$conf" ||
   die "the config does not say RAID1: $(cat "$conf")"
 if command -v mdadm > /dev/null; then

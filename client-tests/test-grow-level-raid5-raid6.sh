@@ -11,6 +11,7 @@
 # again from the rewritten config and the members match md's layout
 # (md-model.py).
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/level-change.sh"
 requires nbdkit
 requires nbdcopy
 requires nbdinfo
@@ -23,34 +24,7 @@ size=$(export_size)
 random_file "$T/data" "$size"
 nbdcopy --flush "$T/data" "$uri"
 "$NBDRAID" add "$conf" "$dir/d3.img" > /dev/null || die "add refused"
-
-# change LEVEL: grow --level under a writer, then check it all.
-change () {
-  local level=$1 out writer
-  rm -f "$T/stop"
-  ( while [ ! -e "$T/stop" ]; do nbdcopy "$T/data" "$uri" || exit 1; done ) &
-  writer=$!
-  sleep 0.5
-  out=$("$NBDRAID" grow "$conf" --level "$level") || die "grow --level $level refused: $out"
-  echo "$out"
-  "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
-  sleep 0.3
-  touch "$T/stop"
-  wait "$writer" || die "the writer failed across the change to RAID$level"
-  wait_status 60 "j['level'] == $level and j['job']['kind'] == 'idle' and j['working'] == j['members']"
-  "$NBDRAID" check "$conf" > /dev/null || die "check refused"
-  wait_status 60 "j['job']['kind'] == 'idle'"
-  status_is "j['mismatches'] == 0" || die "mismatches as RAID$level: $(status_json)"
-  nbdcopy "$uri" "$T/out"
-  cmp "$T/data" "$T/out" || die "data differs as RAID$level"
-  stop_server
-  members="$dir/d0.img $dir/d1.img $dir/d2.img $dir/d3.img"
-  check_members_hold "$T/data"
-  start_server "$conf"
-  [ "$(export_size)" = "$size" ] || die "RAID$level does not assemble from the config"
-  nbdcopy "$uri" "$T/out"
-  cmp "$T/data" "$T/out" || die "data differs after the restart as RAID$level"
-}
+members="$dir/d0.img $dir/d1.img $dir/d2.img $dir/d3.img"
 
 # The monitor sees the Q disk built, as any recovery.
 "$NBDRAID" monitor "$conf" --no-reconnect > "$T/mon.out" 2> "$T/mon.err" &
@@ -58,7 +32,7 @@ mon=$!
 cleanup_fn "kill $mon 2>/dev/null"
 wait_for 10 grep -q "^monitoring array test" "$T/mon.out" ||
   die "the monitor did not subscribe: $(cat "$T/mon.out" "$T/mon.err")"
-change 6
+level_change 6
 grep -q "RebuildStarted test $dir/d3.img recovery" "$T/mon.out" &&
   grep -q "RebuildFinished test $dir/d3.img recovery" "$T/mon.out" &&
   grep -q "SpareActive test $dir/d3.img" "$T/mon.out" ||
@@ -78,7 +52,7 @@ if command -v mdadm > /dev/null; then
 fi
 echo "ok: RAID5 -> RAID6 under a writer, only the Q disk built"
 
-change 5
+level_change 5
 status_is "j['members'] == 3 and j['layout'] == 'left-symmetric'" ||
   die "status: $(status_json)"
 grep -qx "level = 5" "$conf" && grep -qx "layout = left-symmetric" "$conf" &&

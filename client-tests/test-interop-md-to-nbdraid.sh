@@ -24,6 +24,10 @@ r6la 6 left-asymmetric 64K 5
 r6ra 6 right-asymmetric 64K 5
 r6ls 6 left-symmetric 32K 4
 r6rs 6 right-symmetric 64K 5
+r4 4 - 64K 4
+r5pf 5 parity-first 64K 4
+r6pl 6 parity-last 64K 4
+r6pf6 6 parity-first-6 64K 5
 r10n2 10 n2 64K 4
 r10n3 10 n3 64K 4
 r10f2 10 f2 64K 4

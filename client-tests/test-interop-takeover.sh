@@ -4,7 +4,9 @@
 # 2-member RAID5 made RAID1 (grow --level 1), a 2-member RAID1 given a
 # third mirror from a spare (grow --raid-devices 3, recovered), and a
 # 3-member RAID5 made a 4-member RAID6 of the left-symmetric-6 layout
-# (grow --level 6, the spare built as Q).
+# (grow --level 6, the spare built as Q), a 3-member RAID0 made a
+# 4-member RAID4 and a parity-last RAID5 (the spare built as parity),
+# and a 4-member RAID4 made a RAID0 of 3 (the parity disk a spare).
 # Each was filled through NBD after the change.  In a guest md
 # assembles each at its new level and count, holds the data and finds
 # no mismatch in a check.
@@ -19,11 +21,16 @@ requires_guest
 specs="r15 1 - - 2 2 --level 5 raid5
 r51 5 left-symmetric 64K 2 2 --level 1 raid1
 r13 1 - - 2 3 --raid-devices 3 raid1
-r56 5 left-symmetric 64K 3 4 --level 6 raid6"
+r56 5 left-symmetric 64K 3 4 --level 6 raid6
+r04 0 - 64K 3 4 --level 4 raid4
+r05 0 - 64K 3 4 --level 5 raid5
+r40 4 - 64K 4 3 --level 0 raid0"
 
 disks=() table=""
 while read -r a level layout chunk n after opt value want; do
-  interop_array "$T/$a" "$level" "$layout" "$chunk" "$n" 8M 1M
+  bitmap=1M # md's RAID0 keeps none
+  [ "$level" = 0 ] || [ "$want" = raid0 ] && bitmap=none
+  interop_array "$T/$a" "$level" "$layout" "$chunk" "$n" 8M "$bitmap"
   start_server "$conf"
   if [ "$after" -gt "$n" ]; then
     truncate -s 8M "$T/$a/d$n.img"
@@ -49,7 +56,12 @@ while read -r a want n size sum; do
   layout=\$(cat /sys/block/\$md/md/layout)
   if [ "\$level" = "\$want" ] && [ "\$disks" = "\$n" ]; then ok "\$a: md sees \$level of \$disks, layout \$layout"
   else fail "\$a: md sees \$level of \$disks, not \$want of \$n"; fi
-  md_verified "\$a" \$md \$size \$sum
+  if [ "\$want" = raid0 ]; then # nothing to check
+    md_holds "\$a" /dev/\$md \$size \$sum
+    md_stop "\$a" \$md
+  else
+    md_verified "\$a" \$md \$size \$sum
+  fi
 done <<'TABLE'
 $table
 TABLE

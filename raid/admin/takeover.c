@@ -5,9 +5,12 @@
  * data chunk, at the same offset, on either disk; a RAID5 becomes a
  * RAID6 of one more member with the -6 layout, Q on the new last
  * member, which alone is built (raid6_takeover), and back, the Q disk
- * left as a spare (raid5_takeover_raid6).  The superblocks get the new
- * level, layout, chunk and roles (events+1) and the level's request
- * paths are swapped with no request inside the engine.
+ * left as a spare (raid5_takeover_raid6); a RAID0 becomes a RAID4 or a
+ * parity-last RAID5 of one more member, parity on the new last member,
+ * which alone is built (raid45_takeover_raid0), and back, the parity
+ * disk left as a spare (raid0_takeover_raid45).  The superblocks get
+ * the new level, layout, chunk and roles (events+1) and the level's
+ * request paths are swapped with no request inside the engine.
  */
 #include <config.h>
 
@@ -71,29 +74,41 @@ raid5_to_raid1 (const struct raid_array *a, struct raid_geometry *g, char *err,
   return 0;
 }
 
+/* A spare that fits, for the new last role (what), or -1 refused. */
+static int
+need_spare (const struct raid_array *a, const char *what, char *err,
+            size_t errlen)
+{
+  unsigned i;
+
+  for (i = 0; i < a->nspares && !array_spare_fits (a, i); i++)
+    ;
+  if (i == a->nspares)
+    return array_refuse (err, errlen,
+                         "array %s needs 1 spare for the %s, array has 0 "
+                         "(add one with nbdraid add first)",
+                         a->name, what);
+  return 0;
+}
+
 /* raid6_takeover: a RAID5 of 3 or more members gains a Q disk, the
- * last, from the spares; its layout is the same one with -6, so only
- * the Q disk is built (a recovery of its role). */
+ * last, from the spares; its layout is the same one with -6 (md has no
+ * parity-last-6: parity-last has Q last already), so only the Q disk
+ * is built (a recovery of its role). */
 static int
 raid5_to_raid6 (const struct raid_array *a, struct raid_geometry *g, char *err,
                 size_t errlen)
 {
-  unsigned i;
-
   if (a->geo.members < 3)
     return array_refuse (err, errlen,
                          "array %s has %u members: md takes a RAID5 of 3 or "
                          "more to RAID6",
                          a->name, a->geo.members);
-  for (i = 0; i < a->nspares && !array_spare_fits (a, i); i++)
-    ;
-  if (i == a->nspares)
-    return array_refuse (err, errlen,
-                         "array %s needs 1 spare for the Q disk, array has 0 "
-                         "(add one with nbdraid add first)",
-                         a->name);
+  if (need_spare (a, "Q disk", err, errlen) == -1)
+    return -1;
   g->level = 6;
-  g->layout += LAYOUT_RAID6_OFFSET;
+  if (g->layout != LAYOUT_PARITY_N)
+    g->layout += LAYOUT_RAID6_OFFSET;
   g->members++;
   return 0;
 }
@@ -107,11 +122,11 @@ raid6_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
 {
   char name[64];
 
-  if (a->geo.layout < LAYOUT_RAID6_OFFSET)
+  if (a->geo.layout < LAYOUT_RAID6_OFFSET && a->geo.layout != LAYOUT_PARITY_N)
     return array_refuse (
         err, errlen,
         "array %s has layout %s, its Q rotating: md takes "
-        "only a -6 layout (Q on the last member) to RAID5",
+        "only a -6 layout or parity-last (Q on the last member) to RAID5",
         a->name, raid_layout_name (6, a->geo.layout, name, sizeof name));
   if (a->nspares == RAID_MAX_MEMBERS)
     return array_refuse (err, errlen,
@@ -119,8 +134,103 @@ raid6_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
                          "as one",
                          a->name);
   g->level = 5;
-  g->layout -= LAYOUT_RAID6_OFFSET;
+  if (g->layout != LAYOUT_PARITY_N)
+    g->layout -= LAYOUT_RAID6_OFFSET;
   g->members--;
+  return 0;
+}
+
+/* raid45_takeover_raid0: a RAID0 (of one zone: assembly serves no
+ * other) gains a parity disk, the last, from the spares; with the
+ * parity there every data chunk stays where it is, so only the parity
+ * disk is built.  md's takeover leaves the role missing and its
+ * recovery takes a spare; here the spare is asked for first, as for
+ * the Q disk. */
+static int
+raid0_to_parity (const struct raid_array *a, struct raid_geometry *g, int level,
+                 char *err, size_t errlen)
+{
+  if (need_spare (a, "parity disk", err, errlen) == -1)
+    return -1;
+  g->level = level;
+  g->layout = LAYOUT_PARITY_N;
+  g->members++;
+  return 0;
+}
+
+static int
+raid0_to_raid4 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  return raid0_to_parity (a, g, 4, err, errlen);
+}
+
+static int
+raid0_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  return raid0_to_parity (a, g, 5, err, errlen);
+}
+
+/* raid0_takeover_raid45: a RAID4, or a parity-last RAID5, drops its
+ * parity disk, the last, and is the RAID0 of the rest; the device that
+ * held parity becomes a spare (mdadm fails it first, md wants the role
+ * missing).  The other members must all be there (check_array). */
+static int
+parity_to_raid0 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                 size_t errlen)
+{
+  char name[64];
+
+  if (a->geo.level == 5 && a->geo.layout != LAYOUT_PARITY_N)
+    return array_refuse (
+        err, errlen,
+        "array %s has layout %s, its parity rotating: md takes only a "
+        "parity-last RAID5 to RAID0 (grow --layout parity-last first)",
+        a->name, raid_layout_name (5, a->geo.layout, name, sizeof name));
+  if (a->bitmap.present || a->journal.on)
+    return array_refuse (
+        err, errlen,
+        "array %s keeps a %s, which md's RAID0 cannot, "
+        "and changing its consistency policy is not "
+        "supported",
+        a->name, a->bitmap.present ? "write-intent bitmap" : "write journal");
+  if (a->nspares == RAID_MAX_MEMBERS)
+    return array_refuse (err, errlen,
+                         "array %s has too many spares to take its parity "
+                         "disk as one",
+                         a->name);
+  g->level = 0;
+  g->layout = 0;
+  g->members--;
+  return 0;
+}
+
+/* raid5_takeover on a RAID4: the same placement, as RAID5 parity-last. */
+static int
+raid4_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  g->level = 5;
+  g->layout = LAYOUT_PARITY_N;
+  return 0;
+}
+
+/* raid4_takeover: a parity-last RAID5 is a RAID4 (mdadm's layout 0). */
+static int
+raid5_to_raid4 (const struct raid_array *a, struct raid_geometry *g, char *err,
+                size_t errlen)
+{
+  char name[64];
+
+  if (a->geo.layout != LAYOUT_PARITY_N)
+    return array_refuse (
+        err, errlen,
+        "array %s has layout %s, its parity rotating: md takes only a "
+        "parity-last RAID5 to RAID4 (grow --layout parity-last first)",
+        a->name, raid_layout_name (5, a->geo.layout, name, sizeof name));
+  g->level = 4;
+  g->layout = 0;
   return 0;
 }
 
@@ -129,12 +239,20 @@ static const struct takeover takeovers[] = {
   { 5, 1, "raid1_takeover", raid5_to_raid1 },
   { 5, 6, "raid6_takeover", raid5_to_raid6 },
   { 6, 5, "raid5_takeover_raid6", raid6_to_raid5 },
+  { 0, 4, "raid45_takeover_raid0", raid0_to_raid4 },
+  { 0, 5, "raid45_takeover_raid0", raid0_to_raid5 },
+  { 4, 0, "raid0_takeover_raid45", parity_to_raid0 },
+  { 5, 0, "raid0_takeover_raid45", parity_to_raid0 },
+  { 4, 5, "raid5_takeover", raid4_to_raid5 },
+  { 5, 4, "raid4_takeover", raid5_to_raid4 },
 };
 
 /* What the array must be: writable, whole, idle, synced, of its own
- * devices, with no write-mostly copy (RAID5 has none). */
+ * devices, with no write-mostly copy (RAID5 has none).  A RAID4/5
+ * going to RAID0 may miss its parity disk, the last: md wants it so. */
 static int
-check_array (struct raid_array *a, char *err, size_t errlen)
+check_array (struct raid_array *a, const struct takeover *t, char *err,
+             size_t errlen)
 {
   unsigned m;
 
@@ -142,6 +260,9 @@ check_array (struct raid_array *a, char *err, size_t errlen)
       || admin_refuse_nested (a, "changing its level", err, errlen) == -1)
     return -1;
   for (m = 0; m < a->geo.members; m++) {
+    if (t->to == 0 && m == a->geo.members - 1
+        && slot_state (&a->slots[m]) == SLOT_MISSING)
+      continue;
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
       return array_refuse (err, errlen,
                            "array %s is degraded (member %u is %s): a "
@@ -182,30 +303,37 @@ write_shape (struct raid_array *a)
   }
 }
 
-/* RAID5 to RAID6: a spare takes the new last role, Q, recovering from
- * 0 once the superblocks say so (the scheduler starts it). */
+/* RAID5 to RAID6, RAID0 to RAID4/5: a spare takes the new last role,
+ * Q or the parity disk, recovering from 0 once the superblocks say so
+ * (the scheduler starts it). */
 static void
-add_q_disk (struct raid_array *a, char *changed, size_t changedlen)
+add_last_role (struct raid_array *a, char *changed, size_t changedlen)
 {
   unsigned r = a->geo.members - 1, i;
 
   memset (&a->slots[r], 0, sizeof a->slots[r]);
   a->slots[r].state = SLOT_MISSING;
   for (i = 0; !array_spare_fits (a, i); i++)
-    ; /* raid5_to_raid6 found one */
+    ; /* need_spare found one */
   snprintf (changed, changedlen, "%s\n", a->spares[i].path);
   array_promote_spare (a, i, r);
 }
 
-/* RAID6 to RAID5: the old last role, Q (now at a->geo.members), becomes
- * a spare, in every superblock. */
+/* RAID6 to RAID5, RAID4/5 to RAID0: the old last role, Q or the parity
+ * disk (now at a->geo.members), becomes a spare, in every superblock;
+ * a role no device held just goes (its config line said missing). */
 static void
-drop_q_disk (struct raid_array *a, char *changed, size_t changedlen)
+drop_last_role (struct raid_array *a, char *changed, size_t changedlen)
 {
   struct raid_slot *q = &a->slots[a->geo.members];
   uint32_t dev = q->sb.dev_number;
   unsigned i;
 
+  if (!q->io) {
+    snprintf (changed, changedlen, "%s\n", RAID_MEMBER_MISSING);
+    memset (q, 0, sizeof *q);
+    return;
+  }
   snprintf (changed, changedlen, "%s\n", q->path);
   a->spares[a->nspares++] = *q;
   memset (q, 0, sizeof *q);
@@ -221,7 +349,7 @@ drop_q_disk (struct raid_array *a, char *changed, size_t changedlen)
  * geometry and level state, then the superblocks (events+1).  A crash
  * before those are all written leaves members one event apart:
  * assembly takes the freshest as the reference, and either shape holds
- * the same bytes (a Q disk not yet built is recovering). */
+ * the same bytes (a Q or parity disk not yet built is recovering). */
 static int
 apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
        size_t changedlen, char *err, size_t errlen)
@@ -243,9 +371,9 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
   /* It was in sync: it is, in the new level's units. */
   __atomic_store_n (&a->resync_front, a->ops->sync_units (a), __ATOMIC_RELEASE);
   if (g->members > old.members)
-    add_q_disk (a, changed, changedlen);
+    add_last_role (a, changed, changedlen);
   else if (g->members < old.members)
-    drop_q_disk (a, changed, changedlen);
+    drop_last_role (a, changed, changedlen);
   write_shape (a);
   if (array_write_superblocks_locked (a) == -1)
     return admin_refuse_write_failed (a, err, errlen);
@@ -266,7 +394,7 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
   changed[0] = '\0';
   if (!l)
     return array_refuse (err, errlen,
-                         "'%s' is not a level (0, 1, 5, 6, 10, or raid5...)",
+                         "'%s' is not a level (0, 1, 4, 5, 6, 10, or raid5...)",
                          level);
   if (l->md_level == a->geo.level)
     return array_refuse (err, errlen, "array %s is RAID%d already", a->name,
@@ -278,7 +406,9 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
     return array_refuse (err, errlen,
                          "array %s: RAID%d to RAID%d is not supported "
                          "(grow --level takes a 2-member RAID1 to RAID5 "
-                         "and back, a RAID5 to RAID6 and back)",
+                         "and back, a RAID5 to RAID6 and back, a RAID0 to "
+                         "RAID4 or RAID5 and back, a RAID4 to RAID5 and "
+                         "back)",
                          a->name, a->geo.level, l->md_level);
   if (a->ppl.on)
     return array_refuse (err, errlen,
@@ -287,7 +417,7 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
                          "policy is not supported",
                          a->name);
   pthread_mutex_lock (&a->sb_lock);
-  r = check_array (a, err, errlen);
+  r = check_array (a, t, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
   if (r == -1 || t->shape (a, &g, err, errlen) == -1
       || geometry_init (&g, err, errlen) == -1)
@@ -300,7 +430,7 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
   array_hold_requests (a);
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
-  r = check_array (a, err, errlen); /* a member may have failed meanwhile */
+  r = check_array (a, t, err, errlen); /* a member may have failed meanwhile */
   if (r == 0)
     r = apply (a, &g, changed, changedlen, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);

@@ -1,6 +1,7 @@
 /* nbdraid: the changes md makes without moving data, on arrays of
  * member files: raid_admin_takeover (RAID1 <-> RAID5 of two members,
- * RAID5 -> RAID6 with a spare built as Q, and back) and
+ * RAID5 -> RAID6 with a spare built as Q, and back, RAID0 -> RAID4/5
+ * with a spare built as parity, and back) and
  * raid_admin_grow_devices (a RAID1 given a third mirror, then back to
  * two once it was failed and removed).  After each the data reads
  * back, the background work runs to its end, a check finds nothing
@@ -103,6 +104,7 @@ verify (struct raid_array *a, const char *what, uint8_t *data, uint8_t *back,
         unsigned seed)
 {
   struct raid_status *st = malloc (sizeof *st);
+  struct raid_shape shape;
   uint64_t size = raid_size (a);
   char err[1024];
   int r = -1;
@@ -114,7 +116,9 @@ verify (struct raid_array *a, const char *what, uint8_t *data, uint8_t *back,
     fail ("%s: the data does not read back", what);
     goto out;
   }
-  if (raid_job_check (a, false, 0, err, sizeof err) == -1) {
+  /* A RAID0 has nothing to check. */
+  raid_get_shape (a, &shape);
+  if (shape.level != 0 && raid_job_check (a, false, 0, err, sizeof err) == -1) {
     fail ("%s: check: %s", what, err);
     goto out;
   }
@@ -173,6 +177,16 @@ run_case (const char *dir, const char *name, const char *array_keys,
     const char *arg = strchr (*steps, ' ') + 1;
     int s;
 
+    if (strncmp (*steps, "refuse", 6) == 0) {
+      if (raid_admin_takeover (a, arg, changed, sizeof changed, done,
+                               sizeof done, err, sizeof err)
+          == 0) {
+        fail ("%s: %s was not refused", name, *steps);
+        goto out;
+      }
+      checks++;
+      continue;
+    }
     if (strncmp (*steps, "level", 5) == 0)
       s = raid_admin_takeover (a, arg, changed, sizeof changed, done,
                                sizeof done, err, sizeof err);
@@ -232,6 +246,12 @@ main (void)
           NULL };
   static const char *const parity_q[]
       = { "spare", "level 6", "level 5", "level 6", NULL };
+  /* RAID0 to RAID4/5 and back, and a parity-last RAID5 to RAID6 and
+   * back (Q after P, both last); a rotating RAID5 is no RAID0. */
+  static const char *const striped_parity[]
+      = { "refuse 5", "spare", "level 5", "level 4", "level 0", "level 4",
+          "level 5",  "spare", "level 6", "level 5", "level 0", NULL };
+  static const char *const rotating[] = { "refuse 0", "refuse 4", NULL };
   char dir[] = "/tmp/nbdraid-test-takeover.XXXXXX";
   char cmd[600];
   int failed = 0;
@@ -245,6 +265,9 @@ main (void)
   failed |= run_case (dir, "raid1-compact", "level = 1\nbitmap = none\n", 2,
                       compact);
   failed |= run_case (dir, "raid5-6", "level = 5\nchunk = 64K\n", 3, parity_q);
+  failed |= run_case (dir, "raid0-4-5", "level = 0\nchunk = 64K\n", 3,
+                      striped_parity);
+  failed |= run_case (dir, "raid5-0", "level = 5\nchunk = 64K\n", 3, rotating);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);

@@ -58,7 +58,9 @@ load_journal (struct raid_array *a, const struct raid_config *cfg,
  * member missing cannot tell whether the stripes in flight when it
  * stopped still rebuild that member right (the write hole), so it
  * starts only when told to, or when a partial parity log made those
- * stripes right. */
+ * stripes right.  A member that holds parity alone (a RAID4's last,
+ * a RAID0 taken over while its parity disk is built) is no such
+ * member: no data is rebuilt from it. */
 static int
 check_dirty_degraded (const struct raid_array *a,
                       const struct raid_options *opts, char *err, size_t errlen)
@@ -69,7 +71,8 @@ check_dirty_degraded (const struct raid_array *a,
       || (a->journal.on && !a->journal.missing) || opts->start_dirty_degraded)
     return 0;
   for (i = 0; i < a->geo.members; i++)
-    if (slot_state (&a->slots[i]) != SLOT_ACTIVE && !missing++)
+    if (slot_state (&a->slots[i]) != SLOT_ACTIVE
+        && !geometry_role_only_parity (&a->geo, i) && !missing++)
       which = i;
   if (!missing)
     return 0;

@@ -128,7 +128,8 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     const struct raid_level *l = raid_level_parse (value);
 
     if (!l)
-      return config_fail (st, "level '%s' is not one of 0, 1, 5, 6, 10", value);
+      return config_fail (st, "level '%s' is not one of 0, 1, 4, 5, 6, 10",
+                          value);
     cfg->level = l->md_level;
     cfg->level_line = st->line;
   }

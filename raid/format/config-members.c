@@ -235,10 +235,11 @@ config_check_journal (struct parse_state *st, const struct raid_config *cfg)
   if (!cfg->journal)
     return;
   st->line = cfg->ppl_line;
-  if ((cfg->level != 5 && cfg->level != 6) || cfg->ngroups > 0
+  if (cfg->level < 4 || cfg->level > 6 || cfg->ngroups > 0
       || (cfg->top && cfg->top != cfg))
     config_fail (st,
-                 "consistency-policy journal applies to RAID5 and RAID6, "
+                 "consistency-policy journal applies to RAID4, RAID5 and "
+                 "RAID6, "
                  "not to RAID%d%s (md journals parity arrays only)",
                  cfg->level,
                  cfg->ngroups > 0              ? " of nested arrays"

@@ -340,10 +340,10 @@ raid_config_change_roles (const struct raid_config *cfg, const char *paths,
     /* A spare taking a new role becomes a member line, its path and
      * options kept, and a member leaving the roles a spare line; a
      * dropped role's member line is commented out, since the member
-     * lines count the roles. */
+     * lines count the roles, and so is a role no device held. */
     if (promote)
       r = asprintf (&changed, "member = %s", lines[i] + at);
-    else if (how == RAID_ROLES_DEMOTE)
+    else if (how == RAID_ROLES_DEMOTE && strcmp (path, RAID_MEMBER_MISSING))
       r = asprintf (&changed, "spare = %s", lines[i] + at);
     else
       r = asprintf (&changed, "# dropped by nbdraid grow: %s", lines[i]);

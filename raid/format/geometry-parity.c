@@ -1,8 +1,9 @@
-/* nbdraid: placement for the parity family: RAID5 and RAID6.
+/* nbdraid: placement for the parity family: RAID4, RAID5 and RAID6.
  *
  * md's raid5_compute_sector() (drivers/md/raid5.c) for the four classic
- * layouts and RAID6's four "-6" ones (ALGORITHM_*_6: the RAID5 layout on
- * the first n-1 disks, Q on the last), and the Q coefficient order of
+ * layouts, parity-first and parity-last (RAID4's), and RAID6's "-6"
+ * ones (ALGORITHM_*_6: the RAID5 layout on the first n-1 disks, Q on
+ * the last), and the Q coefficient order of
  * raid6_d0()/raid6_idx_to_slot(): data disks counted in device order
  * starting just after Q (disk 0 when Q is the last).
  */
@@ -29,6 +30,29 @@ q_order (unsigned n, unsigned d, struct stripe_map *map)
   map->block_disk[d + 1] = map->q_disk;
 }
 
+/* Parity that does not rotate: P (and Q) on the first disks or the
+ * last ones, the data disks in order on the rest (md's PARITY_0 and
+ * PARITY_N; a RAID4 is PARITY_N whatever its layout word says). */
+static void
+fixed_parity (unsigned n, unsigned d, bool first, struct stripe_map *map)
+{
+  unsigned p = first ? 0 : d, i;
+
+  map->p_disk = p;
+  map->q_disk = n - d == 2 ? p + 1 : GEOMETRY_NO_DISK;
+  for (i = 0; i < d; i++)
+    map->data_disk[i] = first ? n - d + i : i;
+  if (n - d == 2) {
+    q_order (n, d, map);
+    return;
+  }
+  for (i = 0; i < d; i++) {
+    map->q_coef[i] = i;
+    map->block_disk[i] = map->data_disk[i];
+  }
+  map->block_disk[d] = p;
+}
+
 void
 geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
                      struct stripe_map *map)
@@ -40,6 +64,11 @@ geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
   bool left = g->layout == LAYOUT_LEFT_ASYMMETRIC ||
     g->layout == LAYOUT_LEFT_SYMMETRIC;
 
+  if (g->level == 4 || g->layout == LAYOUT_PARITY_N
+      || g->layout == LAYOUT_PARITY_0) {
+    fixed_parity (n, d, g->level != 4 && g->layout == LAYOUT_PARITY_0, map);
+    return;
+  }
   if (g->parity_members == 2 && g->layout >= LAYOUT_RAID6_OFFSET) {
     struct raid_geometry r5 = *g;
 

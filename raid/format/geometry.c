@@ -35,8 +35,10 @@ geometry_init (struct raid_geometry *g, char *err, size_t errlen)
   char name[32];
 
   if (!l) {
-    snprintf (err, errlen, "RAID level %d is not supported (0, 1, 5, 6 and "
-              "10 are)", g->level);
+    snprintf (err, errlen,
+              "RAID level %d is not supported (0, 1, 4, 5, 6 and "
+              "10 are)",
+              g->level);
     return -1;
   }
   if (!l->name_layout (g->layout, name, sizeof name)) {
@@ -124,6 +126,23 @@ geometry_survives (const struct raid_geometry *g, const uint64_t *gone)
       if (!bit (gone, places[i].disk))
         break;
     if (i == n)
+      return false;
+  }
+  return true;
+}
+
+bool
+geometry_role_only_parity (const struct raid_geometry *g, unsigned m)
+{
+  struct stripe_map map;
+  unsigned s;
+
+  if (!g->parity_members)
+    return false;
+  /* Every layout repeats after members stripes (or fewer). */
+  for (s = 0; s < g->members; s++) {
+    geometry_stripe_map (g, s, &map);
+    if (map.p_disk != m && map.q_disk != m)
       return false;
   }
   return true;

@@ -27,6 +27,11 @@ enum {
   LAYOUT_RIGHT_ASYMMETRIC = 1,
   LAYOUT_LEFT_SYMMETRIC = 2,
   LAYOUT_RIGHT_SYMMETRIC = 3,
+  /* Parity fixed on the first disk, or on the last (RAID6: P and Q
+   * the first two, or the last two): a RAID4's place, and the layout
+   * md gives a RAID0 taken over to RAID4/5 (raid45_takeover_raid0). */
+  LAYOUT_PARITY_0 = 4,
+  LAYOUT_PARITY_N = 5,
   /* RAID6 only: the RAID5 layout (this less LAYOUT_RAID6_OFFSET) on
    * the first n-1 disks and Q always on the last, so that a RAID5 is
    * taken to RAID6 by adding a Q disk (md's raid6_takeover). */
@@ -34,6 +39,7 @@ enum {
   LAYOUT_RIGHT_ASYMMETRIC_6 = 17,
   LAYOUT_LEFT_SYMMETRIC_6 = 18,
   LAYOUT_RIGHT_SYMMETRIC_6 = 19,
+  LAYOUT_PARITY_0_6 = 20, /* md has no PARITY_N_6: PARITY_N is one */
 };
 #define LAYOUT_RAID6_OFFSET 16
 /* md's RAID10 layout word: near | far << 8 | offset << 16. */
@@ -44,7 +50,7 @@ enum {
 
 struct raid_geometry {
   /* Inputs, as in the md superblock. */
-  int level;                    /* 0, 1, 5, 6, 10 */
+  int level; /* 0, 1, 4, 5, 6, 10 */
   uint32_t layout;
   unsigned members;             /* raid_disks */
   uint64_t chunk_bytes;         /* ignored for RAID1 */
@@ -96,7 +102,7 @@ unsigned geometry_unit_places (const struct raid_geometry *g, uint64_t unit,
 bool geometry_unit_at (const struct raid_geometry *g, unsigned disk,
                        uint64_t member_unit, uint64_t *unit);
 
-/* Parity family (RAID5, RAID6): the members of stripe `stripe`.  Array
+/* Parity family (RAID4, RAID5, RAID6): the members of stripe `stripe`.  Array
  * unit u belongs to stripe u / data_members, data index u % data_members,
  * and sits at member unit `stripe` on its disk. */
 void geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
@@ -105,6 +111,11 @@ void geometry_stripe_map (const struct raid_geometry *g, uint64_t stripe,
 /* Bytes of the space resync and the bitmap cover: each member's data
  * area for parity levels, the array (in whole units) for copies. */
 uint64_t geometry_sync_bytes (const struct raid_geometry *g);
+/* Does role m of a parity geometry hold parity alone, P or Q in every
+ * stripe (RAID4's last disk, parity-first's first, a -6 layout's Q)?
+ * md's only_parity(): a dirty array missing only such roles has no
+ * write hole, its data is all there. */
+bool geometry_role_only_parity (const struct raid_geometry *g, unsigned m);
 
 /* Whether every array byte stays readable without the members in gone
  * (a bitmask, as in member-set.h: bit m of gone[m / 64]). */

@@ -24,15 +24,18 @@ static const struct {
   { "right-asymmetric", LAYOUT_RIGHT_ASYMMETRIC },
   { "left-symmetric", LAYOUT_LEFT_SYMMETRIC },
   { "right-symmetric", LAYOUT_RIGHT_SYMMETRIC },
+  { "parity-first", LAYOUT_PARITY_0 },
+  { "parity-last", LAYOUT_PARITY_N },
   /* mdadm's short spellings */
   { "la", LAYOUT_LEFT_ASYMMETRIC },
   { "ra", LAYOUT_RIGHT_ASYMMETRIC },
   { "ls", LAYOUT_LEFT_SYMMETRIC },
   { "rs", LAYOUT_RIGHT_SYMMETRIC },
 };
-#define N_PARITY_LAYOUTS 4      /* the long names come first */
-#define PARITY_LAYOUT_NAMES \
-  "left-asymmetric, right-asymmetric, left-symmetric, right-symmetric"
+#define N_PARITY_LAYOUTS 6 /* the long names come first */
+#define PARITY_LAYOUT_NAMES                                                    \
+  "left-asymmetric, right-asymmetric, left-symmetric, right-symmetric, "       \
+  "parity-first, parity-last"
 
 /* RAID5/6: mdadm's long or short name of a layout (any case) to md's
  * layout word. */
@@ -50,7 +53,7 @@ parity_parse_layout (const char *s, uint32_t *layout)
 }
 
 /* RAID5/6: md's layout word to mdadm's long name; false past the four
- * classic layouts. */
+ * classic layouts and the two fixed ones. */
 static bool
 parity_name_layout (uint32_t layout, char *buf, size_t len)
 {
@@ -60,11 +63,12 @@ parity_name_layout (uint32_t layout, char *buf, size_t len)
   return true;
 }
 
-/* RAID6 also has md's "-6" layouts: each classic one with Q moved to
- * the last disk (mdadm's maps.c r6layout). */
+/* RAID6 also has md's "-6" layouts: each classic one and parity-first
+ * with Q moved to the last disk (mdadm's maps.c r6layout; parity-last
+ * has Q there already). */
 static const char *const raid6_only_layouts[] = {
   "left-asymmetric-6", "right-asymmetric-6", "left-symmetric-6",
-  "right-symmetric-6",
+  "right-symmetric-6", "parity-first-6",
 };
 
 static int
@@ -83,7 +87,7 @@ raid6_parse_layout (const char *s, uint32_t *layout)
 static bool
 raid6_name_layout (uint32_t layout, char *buf, size_t len)
 {
-  if (layout >= LAYOUT_RAID6_OFFSET && layout <= LAYOUT_RIGHT_SYMMETRIC_6) {
+  if (layout >= LAYOUT_RAID6_OFFSET && layout <= LAYOUT_PARITY_0_6) {
     snprintf (buf, len, "%s", raid6_only_layouts[layout - LAYOUT_RAID6_OFFSET]);
     return true;
   }
@@ -154,6 +158,16 @@ raid0_name_layout (uint32_t layout, char *buf, size_t len)
   return layout <= 2;
 }
 
+/* RAID4's parity is on the last disk whatever its layout word says
+ * (raid5_compute_sector's case 4): mdadm writes 0, md's takeover from
+ * RAID0 writes parity-last. */
+static bool
+raid4_name_layout (uint32_t layout, char *buf, size_t len)
+{
+  snprintf (buf, len, "-");
+  return layout == 0 || layout == LAYOUT_PARITY_N;
+}
+
 /* RAID1 has no layout to choose: "-", and md's 0 is the only word served. */
 static bool
 raid1_name_layout (uint32_t layout, char *buf, size_t len)
@@ -162,7 +176,8 @@ raid1_name_layout (uint32_t layout, char *buf, size_t len)
   return layout == 0;
 }
 
-/* RAID0, RAID1 and RAID5 need two members, whatever the layout. */
+/* RAID0, RAID1, RAID4 and RAID5 need two members, whatever the
+ * layout. */
 static unsigned
 at_least_two (uint32_t layout)
 {
@@ -190,7 +205,7 @@ tolerates_none (uint32_t layout, unsigned members)
   return 0;
 }
 
-/* RAID5: any one member may go; parity restores it. */
+/* RAID4/5: any one member may go; parity restores it. */
 static unsigned
 tolerates_one (uint32_t layout, unsigned members)
 {
@@ -221,35 +236,64 @@ raid10_tolerates (uint32_t layout, unsigned members)
 
 static const struct raid_level levels[] = {
   {
-    .md_level = 0, .name = "raid0", .has_chunk = true, .zoned = true,
-    .name_layout = raid0_name_layout, .min_members = at_least_two,
-    .tolerates = tolerates_none,
+      .md_level = 0,
+      .name = "raid0",
+      .has_chunk = true,
+      .zoned = true,
+      .name_layout = raid0_name_layout,
+      .min_members = at_least_two,
+      .tolerates = tolerates_none,
   },
   {
-    .md_level = 1, .name = "raid1",
-    .name_layout = raid1_name_layout, .min_members = at_least_two,
-    .tolerates = tolerates_all_but_one,
+      .md_level = 1,
+      .name = "raid1",
+      .name_layout = raid1_name_layout,
+      .min_members = at_least_two,
+      .tolerates = tolerates_all_but_one,
   },
   {
-    .md_level = 5, .name = "raid5", .has_chunk = true, .parity_members = 1,
-    .layouts = PARITY_LAYOUT_NAMES,
-    .default_layout = LAYOUT_LEFT_SYMMETRIC,
-    .parse_layout = parity_parse_layout, .name_layout = parity_name_layout,
-    .min_members = at_least_two, .tolerates = tolerates_one,
+      .md_level = 4,
+      .name = "raid4",
+      .has_chunk = true,
+      .parity_members = 1,
+      .name_layout = raid4_name_layout,
+      .min_members = at_least_two,
+      .tolerates = tolerates_one,
   },
   {
-    .md_level = 6, .name = "raid6", .has_chunk = true, .parity_members = 2,
-    .layouts = PARITY_LAYOUT_NAMES ", and each with -6 (Q on the last disk)",
-    .default_layout = LAYOUT_LEFT_SYMMETRIC,
-    .parse_layout = raid6_parse_layout, .name_layout = raid6_name_layout,
-    .min_members = at_least_four, .tolerates = tolerates_two,
+      .md_level = 5,
+      .name = "raid5",
+      .has_chunk = true,
+      .parity_members = 1,
+      .layouts = PARITY_LAYOUT_NAMES,
+      .default_layout = LAYOUT_LEFT_SYMMETRIC,
+      .parse_layout = parity_parse_layout,
+      .name_layout = parity_name_layout,
+      .min_members = at_least_two,
+      .tolerates = tolerates_one,
   },
   {
-    .md_level = 10, .name = "raid10", .has_chunk = true,
-    .layouts = "n2, n3, f2, o2",
-    .default_layout = RAID10_LAYOUT (2, 1, false),
-    .parse_layout = raid10_parse_layout, .name_layout = raid10_name_layout,
-    .min_members = raid10_min_members, .tolerates = raid10_tolerates,
+      .md_level = 6,
+      .name = "raid6",
+      .has_chunk = true,
+      .parity_members = 2,
+      .layouts = PARITY_LAYOUT_NAMES ", and each with -6 (Q on the last disk)",
+      .default_layout = LAYOUT_LEFT_SYMMETRIC,
+      .parse_layout = raid6_parse_layout,
+      .name_layout = raid6_name_layout,
+      .min_members = at_least_four,
+      .tolerates = tolerates_two,
+  },
+  {
+      .md_level = 10,
+      .name = "raid10",
+      .has_chunk = true,
+      .layouts = "n2, n3, f2, o2",
+      .default_layout = RAID10_LAYOUT (2, 1, false),
+      .parse_layout = raid10_parse_layout,
+      .name_layout = raid10_name_layout,
+      .min_members = raid10_min_members,
+      .tolerates = raid10_tolerates,
   },
 };
 

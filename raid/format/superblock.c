@@ -417,7 +417,7 @@ check_ppl_place (const struct md_superblock *sb, char *err, size_t errlen)
 static int
 check_journal (const struct md_superblock *sb, char *err, size_t errlen)
 {
-  if (sb->level != 5 && sb->level != 6) {
+  if (sb->level < 4 || sb->level > 6) {
     snprintf (err, errlen,
               "feature_map 0x%x: a write journal on level %" PRId32
               " (md journals RAID4/5/6 only)",

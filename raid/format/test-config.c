@@ -171,19 +171,22 @@ check_journal (void)
                 "t.conf:7: journal = ");
   expect_error ("[array]\nlevel = 5\n" R5_MEMBERS "journal = j.img\n",
                 "needs consistency-policy = journal");
-  expect_error ("[array]\nlevel = 1\nconsistency-policy = journal\n"
-                "[members]\nmember = a.img\nmember = b.img\n"
-                "journal = j.img\n",
-                "t.conf:3: consistency-policy journal applies to RAID5 and "
-                "RAID6, not to RAID1");
-  expect_error ("[array]\nlevel = 10\nconsistency-policy = journal\n" R6_MEMBERS
-                "journal = j.img\n",
-                "t.conf:3: consistency-policy journal applies to RAID5 and "
-                "RAID6, not to RAID10");
-  expect_error ("[array]\nlevel = 0\nconsistency-policy = journal\n" R5_MEMBERS
-                "journal = j.img\n",
-                "t.conf:3: consistency-policy journal applies to RAID5 and "
-                "RAID6, not to RAID0");
+  expect_error (
+      "[array]\nlevel = 1\nconsistency-policy = journal\n"
+      "[members]\nmember = a.img\nmember = b.img\n"
+      "journal = j.img\n",
+      "t.conf:3: consistency-policy journal applies to RAID4, RAID5 and "
+      "RAID6, not to RAID1");
+  expect_error (
+      "[array]\nlevel = 10\nconsistency-policy = journal\n" R6_MEMBERS
+      "journal = j.img\n",
+      "t.conf:3: consistency-policy journal applies to RAID4, RAID5 and "
+      "RAID6, not to RAID10");
+  expect_error (
+      "[array]\nlevel = 0\nconsistency-policy = journal\n" R5_MEMBERS
+      "journal = j.img\n",
+      "t.conf:3: consistency-policy journal applies to RAID4, RAID5 and "
+      "RAID6, not to RAID0");
   expect_error ("[array]\nlevel = 5\nbitmap = internal\n"
                 "consistency-policy = journal\n" R5_MEMBERS "journal = j.img\n",
                 "t.conf:4: consistency-policy journal excludes the bitmap "

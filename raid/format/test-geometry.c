@@ -159,8 +159,8 @@ model_raid10_find_phys (const struct model_r10 *m, uint64_t r_sector,
   return slot;
 }
 
-/* md raid5.c raid5_compute_sector() for levels 5 and 6, algorithms
- * 0-3, and 16-19 for RAID6.  qd is -1 for RAID5. */
+/* md raid5.c raid5_compute_sector() for levels 4, 5 and 6, algorithms
+ * 0-5, and 16-20 for RAID6.  qd is -1 for RAID4/5. */
 struct model_r5 {
   int dd, pd, qd;
   uint64_t sector;
@@ -179,7 +179,9 @@ model_raid5_compute_sector (int level, uint32_t algorithm, int raid_disks,
   int rot = stripe % raid_disks;
   int dd = chunk_number % data_disks, pd = -1, qd = -1;
 
-  if (level == 5) {
+  if (level == 4)
+    pd = data_disks; /* whatever the algorithm */
+  else if (level == 5) {
     switch (algorithm) {
     case LAYOUT_LEFT_ASYMMETRIC:
       pd = data_disks - rot;
@@ -198,6 +200,13 @@ model_raid5_compute_sector (int level, uint32_t algorithm, int raid_disks,
     case LAYOUT_RIGHT_SYMMETRIC:
       pd = rot;
       dd = (pd + 1 + dd) % raid_disks;
+      break;
+    case LAYOUT_PARITY_0:
+      pd = 0;
+      dd++;
+      break;
+    case LAYOUT_PARITY_N:
+      pd = data_disks;
       break;
     }
   }
@@ -241,6 +250,20 @@ model_raid5_compute_sector (int level, uint32_t algorithm, int raid_disks,
     case LAYOUT_RIGHT_SYMMETRIC_6:
       pd = (int) (stripe % (raid_disks - 1));
       dd = (pd + 1 + dd) % (raid_disks - 1);
+      qd = raid_disks - 1;
+      break;
+    case LAYOUT_PARITY_0:
+      pd = 0;
+      qd = 1;
+      dd += 2;
+      break;
+    case LAYOUT_PARITY_N:
+      pd = data_disks;
+      qd = data_disks + 1;
+      break;
+    case LAYOUT_PARITY_0_6:
+      pd = 0;
+      dd++;
       qd = raid_disks - 1;
       break;
     }
@@ -583,7 +606,7 @@ check_array (int level, uint32_t layout, unsigned members,
     .chunk_bytes = chunk_bytes, .member_bytes = member_bytes,
   };
 
-  if (level == 5 || level == 6)
+  if (level >= 4 && level <= 6)
     return check_parity_array (&g);
   return check_copies_array (&g);
 }
@@ -602,14 +625,20 @@ check_all_arrays (uint64_t *units)
 
         *units += check_array (0, 0, n, chunk, size);
         arrays++;
-        for (l = 0; l <= LAYOUT_RIGHT_SYMMETRIC; l++) {
+        *units += check_array (4, 0, n, chunk, size);
+        *units += check_array (4, LAYOUT_PARITY_N, n, chunk, size);
+        arrays += 2;
+        for (l = 0; l <= LAYOUT_PARITY_N; l++) {
           *units += check_array (5, l, n, chunk, size);
           arrays++;
           if (n >= 4) {
             *units += check_array (6, l, n, chunk, size);
+            arrays++;
+          }
+          if (n >= 4 && l <= LAYOUT_PARITY_0) {
             *units += check_array (6, l + LAYOUT_RAID6_OFFSET, n, chunk,
                                    size);
-            arrays += 2;
+            arrays++;
           }
         }
         for (l = 0; l < ELEMS (raid10_layouts); l++)
@@ -628,6 +657,61 @@ check_all_arrays (uint64_t *units)
       arrays++;
     }
   return arrays;
+}
+
+/* ---- roles that hold parity alone -------------------------------- */
+
+/* md's only_parity() (raid5.c), per layout, for n members: which
+ * roles hold nothing but P or Q, as a bitmask. */
+static uint64_t
+model_only_parity (int level, uint32_t layout, unsigned n)
+{
+  if (level == 4 || layout == LAYOUT_PARITY_N)
+    return level == 6 ? 3ULL << (n - 2) : 1ULL << (n - 1);
+  if (layout == LAYOUT_PARITY_0)
+    return level == 6 ? 3 : 1;
+  if (layout == LAYOUT_PARITY_0_6)
+    return 1 | 1ULL << (n - 1);
+  if (layout >= LAYOUT_RAID6_OFFSET)
+    return 1ULL << (n - 1);
+  return 0;
+}
+
+static unsigned
+check_only_parity (void)
+{
+  static const struct {
+    int level;
+    uint32_t layout;
+  } layouts[] = {
+    { 4, 0 }, { 4, 5 }, { 5, 0 }, { 5, 2 },  { 5, 4 },  { 5, 5 },  { 6, 1 },
+    { 6, 3 }, { 6, 4 }, { 6, 5 }, { 6, 16 }, { 6, 18 }, { 6, 20 },
+  };
+  unsigned checked = 0, n, m;
+  size_t i;
+
+  for (i = 0; i < ELEMS (layouts); i++)
+    for (n = 4; n <= 9; n++) {
+      struct raid_geometry g = {
+        .level = layouts[i].level,
+        .layout = layouts[i].layout,
+        .members = n,
+        .chunk_bytes = 65536,
+        .member_bytes = 1 << 20,
+      };
+      char err[256], buf[128];
+      uint64_t want = model_only_parity (g.level, g.layout, n);
+
+      if (geometry_init (&g, err, sizeof err) == -1) {
+        fail ("%s", err);
+        continue;
+      }
+      for (m = 0; m < n; m++, checked++)
+        if (geometry_role_only_parity (&g, m) != (bool)(want >> m & 1))
+          fail ("%s: role %u %s parity alone", describe (&g, buf, sizeof buf),
+                m, want >> m & 1 ? "holds" : "does not hold");
+    }
+  return checked;
 }
 
 /* ---- refusals ---------------------------------------------------- */
@@ -665,16 +749,13 @@ check_refusals (void)
     { "RAID10 f2 with 1 member", 10, 0x201, 1, 65536 },
     { "RAID10 o2 with 1 member", 10, 0x10201, 1, 65536 },
     { "RAID0 with 129 members", 0, 0, RAID_MAX_MEMBERS + 1, 65536 },
-    { "chunk 12288 (not a power of two)", 5, LAYOUT_LEFT_SYMMETRIC, 3,
-      12288 },
+    { "chunk 12288 (not a power of two)", 5, LAYOUT_LEFT_SYMMETRIC, 3, 12288 },
     { "chunk 2048 (below 4K)", 0, 0, 2, 2048 },
     { "chunk 0", 10, 0x102, 2, 0 },
-    { "RAID4", 4, 0, 3, 65536 },
-    { "RAID5 parity-first (4)", 5, 4, 3, 65536 },
-    { "RAID5 parity-last (5)", 5, 5, 3, 65536 },
-    { "RAID6 parity-first (4)", 6, 4, 4, 65536 },
+    { "RAID4 layout 1", 4, 1, 3, 65536 },
     { "RAID5 left-symmetric-6 (18)", 5, 18, 3, 65536 },
-    { "RAID6 parity-first-6 (20)", 6, 20, 4, 65536 },
+    { "RAID5 ddf-zero-restart (8)", 5, 8, 3, 65536 },
+    { "RAID6 parity-last-6 (21: md has none)", 6, 21, 4, 65536 },
     { "RAID10 n2 far-sets (bit 17)", 10, 0x20102, 4, 65536 },
     { "RAID10 with near and far copies (0x202)", 10, 0x202, 4, 65536 },
     /* md raid10.c setup_conf(): "copies < 2" is an unsupported layout */
@@ -694,17 +775,19 @@ int
 main (void)
 {
   uint64_t units = 0;
-  unsigned arrays, refusals;
+  unsigned arrays, refusals, roles;
 
   arrays = check_all_arrays (&units);
   refusals = check_refusals ();
+  roles = check_only_parity ();
   if (failures) {
     printf ("test-geometry: %u failures\n", failures);
     return EXIT_FAILURE;
   }
-  printf ("test-geometry: %u arrays (RAID0/1/5/6/10, 2-16 members, chunks "
+  printf ("test-geometry: %u arrays (RAID0/1/4/5/6/10, 2-16 members, chunks "
           "4K-1M) and %" PRIu64 " units match md's model, no place "
-          "collides; %u bad geometries refused\n", arrays, units,
-          refusals);
+          "collides; %u bad geometries refused; %u roles hold parity "
+          "alone or not as md's only_parity says\n",
+          arrays, units, refusals, roles);
   return EXIT_SUCCESS;
 }

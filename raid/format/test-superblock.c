@@ -433,7 +433,8 @@ spoil (size_t i, struct md_superblock *sb, const char **what,
 {
 #define FAULT(w, f, stmt) *what = w, *field = f, stmt; return true
   switch (i) {
-  case 0: FAULT ("level 4", "RAID level 4", sb->level = 4);
+  case 0:
+    FAULT ("level 3", "RAID level 3", sb->level = 3);
   case 1: FAULT ("RAID6 layout 7", "layout 7", sb->layout = 7);
   case 2: FAULT ("raid_disks 3 for RAID6", "raid_disks 3",
                  sb->raid_disks = 3);
@@ -534,7 +535,7 @@ check_bad_checksum (void)
   } cases[] = {
     { "a byte of events changed", 200, 0x42, false, true },
     { "a byte of pad0 changed too", 12, 1, false, false },
-    { "level 4 (md_sb_check refuses it)", 72, 4, false, false },
+    { "level 3 (md_sb_check refuses it)", 72, 3, false, false },
     { "no fault at all", 200, 0, false, false },
     { "pad0 with a right checksum", 12, 1, true, false },
     { "no magic", 0, 0, false, false },

@@ -171,7 +171,8 @@ int raid_config_set_level (struct raid_config *cfg, int level,
  * are the spares that took new roles (their lines become member
  * lines), the roles dropped (their member lines, or lines saying
  * missing, are commented out), or members that became spares (their
- * lines become spare lines).  0, or -1 with err. */
+ * lines become spare lines; "missing" for a role no device held: its
+ * line is commented out).  0, or -1 with err. */
 enum raid_role_change {
   RAID_ROLES_PROMOTE,
   RAID_ROLES_DROP,
@@ -493,8 +494,11 @@ const char *raid_name (const struct raid_array *a);
 /* Change the level without moving data, as md's takeovers do
  * (mdadm --grow --level): a 2-member RAID1 to RAID5 and back, a RAID5
  * to RAID6 with one more member (a spare, rebuilt as Q) and back (Q's
- * device left a spare).  changed gets the path whose config line
- * changes: the spare that became Q, or Q that became a spare. */
+ * device left a spare), a RAID0 to RAID4 or parity-last RAID5 with one
+ * more member (a spare, rebuilt as parity) and back, RAID4 to
+ * parity-last RAID5 and back.  changed gets the path whose config line
+ * changes: the spare that became Q or parity, or the device that
+ * became a spare ("missing" for a parity role no device held). */
 int raid_admin_takeover (struct raid_array *a, const char *level,
                          char *changed, size_t changedlen, char *done,
                          size_t donelen, char *err, size_t errlen);

@@ -10,11 +10,11 @@ static const struct {
   int md_level;
   const struct raid_level_ops *ops;
 } families[] = {
-  { 0, &copies_level_ops },     /* striped: one copy */
-  { 1, &copies_level_ops },     /* a copy on every member */
-  { 10, &copies_level_ops },    /* near, far and offset copies */
-  { 5, &parity_level_ops },
-  { 6, &parity_level_ops },
+  { 0, &copies_level_ops },  /* striped: one copy */
+  { 1, &copies_level_ops },  /* a copy on every member */
+  { 10, &copies_level_ops }, /* near, far and offset copies */
+  { 4, &parity_level_ops },  /* RAID5 with the parity on the last disk */
+  { 5, &parity_level_ops },  { 6, &parity_level_ops },
 };
 
 const struct raid_level_ops *
