@@ -2,7 +2,7 @@
 # nbdraid grow --raid-devices refuses with one line and a non-zero
 # exit, changing nothing (the superblocks' raid_disks and events, the
 # config): --size given too, a count it cannot parse or below RAID1's
-# two, the count the array has, a level other than RAID1, too few
+# two, the count the array has, a level other than RAID1 (RAID10), too few
 # spares, a job running, a read-only array, a degraded one, mirrors in
 # use to drop, and a nested array.
 . "$(dirname "$0")/lib.sh"
@@ -57,11 +57,11 @@ expect_refusal "degraded" \
   grow "$conf" --raid-devices 2
 stop_server
 
-new_array r0 0 - 64K 3 34M --assume-clean
+new_array r10 10 n2 64K 4 34M --assume-clean
 start_server "$conf"
-expect_refusal "RAID0" \
-  "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5/6's members only" \
-  grow "$conf" --raid-devices 4
+expect_refusal "RAID10" \
+  "nbdraid: array test is RAID10: --raid-devices changes a RAID1's mirrors or a RAID0/5/6's members only" \
+  grow "$conf" --raid-devices 5
 stop_server
 
 # Nested: RAID0 over two RAID1 groups; the groups' members are not

@@ -62,7 +62,7 @@ expect_refusal "a chunk that does not divide the members" \
   "nbdraid: array test: the $(($(export_size) / 3)) bytes each member holds are not a multiple of a 1048576K chunk" \
   grow "$conf" --chunk 1G
 expect_refusal "not a layout" \
-  "nbdraid: 'sideways' is not a RAID5 layout (left-asymmetric, right-asymmetric, left-symmetric, right-symmetric)" \
+  "nbdraid: 'sideways' is not a RAID5 layout (left-asymmetric, right-asymmetric, left-symmetric, right-symmetric, parity-first, parity-last)" \
   grow "$conf" --layout sideways
 expect_refusal "the layout it has" "nbdraid: array test already has layout left-symmetric" \
   grow "$conf" --layout left-symmetric
@@ -129,12 +129,21 @@ new_array r0 0 - 64K 2 34M
 truncate -s 34M "$T/r0/s0.img"
 start_server "$conf"
 "$NBDRAID" add "$conf" "$T/r0/s0.img" > /dev/null || die "add refused"
-expect_refusal "RAID0" \
-  "nbdraid: array test is RAID0: --raid-devices changes a RAID1's mirrors or a RAID5/6's members only" \
-  grow "$conf" --raid-devices 3
+expect_refusal "RAID0, fewer" \
+  "nbdraid: '1' is not a member count for array test (give 2 to 128)" \
+  grow "$conf" --raid-devices 1
+expect_refusal "RAID0, too few spares" \
+  "nbdraid: array test needs 2 spares, array has 1 (add them with nbdraid add first)" \
+  grow "$conf" --raid-devices 4
 expect_refusal "RAID0, --chunk" \
   "nbdraid: array test is RAID0: grow --chunk applies to a RAID5 or RAID6 only" \
   grow "$conf" --chunk 128K
+stop_server
+new_array r10 10 n2 64K 4 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID10" \
+  "nbdraid: array test is RAID10: --raid-devices changes a RAID1's mirrors or a RAID0/5/6's members only" \
+  grow "$conf" --raid-devices 5
 stop_server
 
 # A partial parity log: md reshapes no array with one.

@@ -10,6 +10,10 @@
 # ends it: the array holds one more data chunk a stripe and the data
 # (the new space zeros), a check is clean, the members match md's layout for 5
 # members, and md assembles the result and finds no mismatch either.
+# A RAID0 (RESHAPE_LEVEL=0: test-interop-md-reshape-raid0.sh) grown
+# with mdadm --grow --raid-devices=5 --add is a RAID4 without its
+# parity in md's superblocks while it reshapes; the config still says
+# RAID0, and nbdraid ends it a RAID0 of five, as mdadm would.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -18,9 +22,11 @@ requires nbdinfo
 requires_guest
 level=${RESHAPE_LEVEL:-5}
 name=r$level
-data_members=$((level == 5 ? 3 : 2))
+data_members=$((level == 0 ? 4 : level == 5 ? 3 : 2))
+layout=left-symmetric
+[ "$level" = 0 ] && layout=-
 
-interop_config "$T/$name" "$level" left-symmetric 64K 4 24M none
+interop_config "$T/$name" "$level" "$layout" 64K 4 24M none
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
   { cat "$T/create.log" >&2; die "nbdraid create failed"; }
 truncate -s 24M "$T/$name/d4.img"
@@ -32,14 +38,16 @@ stop_server
 sum=$(md5 "$T/data")
 
 mapfile -t disks < <(disk_args "$name" "$T/$name" 5)
-{ echo "name=$name"; cat; } <<'EOF2' | guest_script "$T/guest.sh"
+{ echo "name=$name level=$level"; cat; } <<'EOF2' | guest_script "$T/guest.sh"
 if ! out=$(mdadm --assemble /dev/md0 $(members $name 4) 2>&1); then
   fail "mdadm --assemble: $out"
 else
   echo 300 > /proc/sys/dev/raid/speed_limit_min
   echo 300 > /proc/sys/dev/raid/speed_limit_max
-  mdadm --add /dev/md0 /dev/disk/$name-4 > /dev/null 2>&1 || fail "mdadm --add"
-  if ! out=$(mdadm --grow /dev/md0 --raid-devices=5 2>&1 < /dev/null); then
+  # A RAID0 takes no spare: mdadm adds it with the grow.
+  add=--add
+  [ $level = 0 ] || { mdadm --add /dev/md0 /dev/disk/$name-4 > /dev/null 2>&1 || fail "mdadm --add"; add=; }
+  if ! out=$(mdadm --grow /dev/md0 --raid-devices=5 ${add:+--add /dev/disk/$name-4} 2>&1 < /dev/null); then
     fail "mdadm --grow: $out"
   else
     i=0
@@ -49,6 +57,16 @@ else
       sleep 0.2
     done
     grep -A3 '^md0' /proc/mdstat
+    # mdadm left a child to make the RAID4 a RAID0 when the reshape
+    # ends; stopped under it, it sometimes fails the new member first
+    # (3 runs in 7 here), which md cannot assemble either: it goes first,
+    # as a reboot would take it.
+    if [ $level = 0 ]; then
+      for p in /proc/[0-9]*; do
+        [ "$(cat "$p/comm" 2>/dev/null)" = mdadm ] && kill "${p#/proc/}"
+      done
+      sleep 0.5
+    fi
     mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "mdadm --stop"
     mdadm --examine /dev/disk/$name-0 | grep -E 'Feature|Raid Devices|Offset|Reshape|Delta'
     mdadm --examine /dev/disk/$name-0 | grep -q 'Reshape pos' && echo "left reshaping"
@@ -62,7 +80,7 @@ printf 'member = %s\n' "$T/$name/d4.img" >> "$conf"
 printf 'speed-max = 2M\n' > "$T/speed"
 sed -i "/^\[array\]/r $T/speed" "$conf"
 start_server "$conf"
-grep -q "reshape from 4 to 5 members resumes at new stripe [1-9]" "$T/nbdkit.log" ||
+grep -q "reshape \(of a RAID0 \)\?from 4 to 5 members.* resumes at new stripe [1-9]" "$T/nbdkit.log" ||
   die "nbdraid did not take up md's reshape: $(grep -i reshape "$T/nbdkit.log")"
 [ "$(export_size)" = "$size" ] || die "mid-reshape the array is $(export_size) bytes, not $size"
 nbdcopy "$uri" "$T/out"
@@ -76,9 +94,13 @@ new=$(export_size)
 nbdcopy "$uri" "$T/out2"
 cmp -n "$size" "$T/out" "$T/out2" || die "the data differs after the reshape"
 cmp -n "$((new - size))" -i "$size:0" "$T/out2" /dev/zero || die "the new space is not zeros"
-"$NBDRAID" check "$conf" > /dev/null || die "check refused"
-wait_status 60 "j['job']['kind'] == 'idle'"
-status_is "j['mismatches'] == 0" || die "mismatches after the reshape: $(status_json)"
+if [ "$level" = 0 ]; then
+  status_is "j['level'] == 0 and j['members'] == 5" || die "not a RAID0 of 5: $(status_json)"
+else
+  "$NBDRAID" check "$conf" > /dev/null || die "check refused"
+  wait_status 60 "j['job']['kind'] == 'idle'"
+  status_is "j['mismatches'] == 0" || die "mismatches after the reshape: $(status_json)"
+fi
 stop_server
 members=$(member_paths "$T/$name" 5)
 check_members_hold "$T/out2"
@@ -89,7 +111,7 @@ if ! out=\$(mdadm --assemble /dev/md0 \$(members $name 5) 2>&1); then
   fail "mdadm --assemble: \$out"
 else
   md_holds $name /dev/md0 $new $sum2
-  md_check $name md0
+  [ $level = 0 ] || md_check $name md0
   mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "mdadm --stop"
 fi
 EOF2

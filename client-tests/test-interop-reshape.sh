@@ -7,7 +7,11 @@
 # delta_disks 1 and each member's data offset moving back).  In a
 # guest md assembles the five members, finishes the reshape, and the
 # array is the bigger size, holds the data written before (the new
-# space zeros) and a check finds no mismatch.
+# space zeros) and a check finds no mismatch.  A RAID0
+# (RESHAPE_LEVEL=0: test-interop-reshape-raid0.sh) grows as md grows
+# one, a RAID4 without its parity: md finishes that RAID4, degraded
+# (nothing to check), and mdadm --grow --level=0 makes it a RAID0 of
+# five holding the data, as mdadm's own grow ends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -16,12 +20,14 @@ requires nbdinfo
 requires_guest
 level=${RESHAPE_LEVEL:-5}
 name=r$level
-data_members=$((level == 5 ? 3 : 2))
+data_members=$((level == 0 ? 4 : level == 5 ? 3 : 2))
+layout=left-symmetric
+[ "$level" = 0 ] && layout=-
 grow=${RESHAPE_GROW:---raid-devices 5}
 n=4
 [ "${grow%% *}" = --raid-devices ] && n=5
 
-interop_config "$T/$name" "$level" left-symmetric 64K 4 24M none
+interop_config "$T/$name" "$level" "$layout" 64K 4 24M none
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
   { cat "$T/create.log" >&2; die "nbdraid create failed"; }
 truncate -s 24M "$T/$name/d4.img"
@@ -61,7 +67,13 @@ else
   wait_idle md0 || fail "the reshape did not finish"
   cat /proc/mdstat
   md_holds $name /dev/md0 $new $sum
-  md_check $name md0
+  if [ $level = 0 ]; then
+    mdadm --grow /dev/md0 --level=0 2>&1 || fail "mdadm --grow --level=0"
+    [ "\$(cat /sys/block/md0/md/level)" = raid0 ] || fail "md0 is \$(cat /sys/block/md0/md/level)"
+    md_holds $name-raid0 /dev/md0 $new $sum
+  else
+    md_check $name md0
+  fi
   mdadm --detail /dev/md0 | grep -E 'Raid Devices|Array Size|State :'
   mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "mdadm --stop"
 fi

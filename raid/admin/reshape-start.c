@@ -186,6 +186,8 @@ record (struct raid_array *a, unsigned old, uint64_t delta)
 
   for (i = 0; i < a->geo.members + a->nspares; i++) {
     struct md_superblock *sb = &array_slot (a, i)->sb;
+    sb->level = a->geo.level;
+    sb->layout = a->reshape.old.layout;
     sb->raid_disks = a->geo.members;
     sb->feature_map |= MD_FEATURE_RESHAPE | MD_FEATURE_NEW_OFFSET;
     sb->reshape_position = 0;
@@ -197,16 +199,37 @@ record (struct raid_array *a, unsigned old, uint64_t delta)
   }
 }
 
+/* A RAID0 grows as md grows one (mdadm's Grow.c): it is a RAID4 of
+ * one more role, the parity one, last and missing (md's
+ * raid45_takeover_raid0); the new devices take the roles from that one
+ * up, so the new last role, parity again, is the one left missing; and
+ * it is RAID0 again when done.  old becomes that RAID4, g the new one. */
+static int
+through_raid4 (struct raid_geometry *old, struct raid_geometry *g, char *err,
+               size_t errlen)
+{
+  old->level = g->level = 4;
+  old->layout = g->layout = LAYOUT_PARITY_N;
+  old->members++;
+  g->members++;
+  if (geometry_init (old, err, errlen) == -1)
+    return -1;
+  return 0;
+}
+
 /* With requests held and the array quiesced, sb_lock held: the spares
  * take roles old..n-1, in sync (they hold no old data; the reshape
  * writes all of theirs), the geometry becomes the new one at the old
- * size, the reshape starts at 0 and the superblocks say so. */
+ * size, the reshape starts at 0 and the superblocks say so.  A RAID0's
+ * first new device fills the RAID4's missing parity role: fresh, its
+ * old-geometry copy nothing. */
 static int
 apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
        char *changed, size_t changedlen, char *err, size_t errlen)
 {
   struct raid_reshape *r = &a->reshape;
   struct raid_geometry g = a->geo, old = a->geo;
+  const bool raid0 = a->geo.level == 0;
   const unsigned n = to->members;
   unsigned m, i;
   size_t used = 0;
@@ -214,12 +237,16 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   g.members = n;
   g.chunk_bytes = to->chunk_bytes;
   g.layout = to->layout;
-  if (geometry_init (&g, err, errlen) == -1)
+  if ((raid0 && through_raid4 (&old, &g, err, errlen) == -1)
+      || geometry_init (&g, err, errlen) == -1)
     return -1;
   if (a->ops->teardown)
     a->ops->teardown (a);
   a->level_state = NULL;
-  for (m = old.members; m < n; m++) {
+  memset (&r->fresh, 0, sizeof r->fresh);
+  if (raid0)
+    member_set_add (&r->fresh, a->geo.members);
+  for (m = a->geo.members; m < n; m++) {
     memset (&a->slots[m], 0, sizeof a->slots[m]);
     a->slots[m].state = SLOT_MISSING;
     a->geo.members = m + 1;
@@ -232,8 +259,14 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
     array_promote_spare (a, i, m);
     __atomic_store_n (&a->slots[m].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
   }
+  if (raid0) {
+    memset (&a->slots[n], 0, sizeof a->slots[n]);
+    a->slots[n].state = SLOT_MISSING;
+    a->geo.members = n + 1;
+  }
   /* Field by field: the locks in r stay as they are. */
   r->active = true;
+  r->to_raid0 = raid0;
   r->old = old;
   r->new_bytes = g.array_bytes;
   r->delta = delta;
@@ -242,8 +275,13 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   r->stalled = false;
   g.array_bytes = old.array_bytes;
   a->geo = g;
+  a->ops = a->level_ops (g.level);
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
+  /* In sync, as the RAID0 was (it had no parity to be out of it). */
+  if (raid0)
+    __atomic_store_n (&a->resync_front, a->ops->sync_units (a),
+                      __ATOMIC_RELEASE);
   if (reshape_codes_init (a) == -1)
     return array_refuse (err, errlen, "array %s: %s", a->name,
                          strerror (errno));

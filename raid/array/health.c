@@ -143,10 +143,17 @@ write_one (struct raid_array *a, struct raid_slot *s, uint64_t events,
   s->sb.events = events;
   s->sb.utime = now;
   s->sb.resync_offset_sectors = array_resync_offset (a);
-  /* md v1.2: recovery_offset says how far a rebuilt device is valid. */
+  /* md v1.2: recovery_offset says how far a rebuilt device is valid,
+   * or one filling an empty role in a reshape (md moves it with
+   * reshape_position). */
   if (slot_state (s) == SLOT_RECOVERING) {
     s->sb.feature_map |= MD_FEATURE_RECOVERY_OFFSET;
     s->sb.recovery_offset_sectors = slot_front (s) / 512;
+  }
+  else if (a->reshape.active && s >= a->slots && s < a->slots + a->geo.members
+           && member_set_has (&a->reshape.fresh, (unsigned)(s - a->slots))) {
+    s->sb.feature_map |= MD_FEATURE_RECOVERY_OFFSET;
+    s->sb.recovery_offset_sectors = reshape_fresh_front (a, &s->sb) / 512;
   }
   else {
     s->sb.feature_map &= ~MD_FEATURE_RECOVERY_OFFSET;

@@ -111,6 +111,43 @@ clear_fields (struct md_superblock *sb)
   sb->new_offset = 0;
 }
 
+/* A RAID0 that grew through RAID4 is RAID0 again (mdadm's
+ * impose_level after the reshape, md's raid0_takeover_raid45): the
+ * missing parity role, the last, goes; each member gives the RAID4's
+ * size, one zone (md sets every device's size to it). */
+static void
+raid0_again (struct raid_array *a)
+{
+  struct raid_geometry g = a->geo;
+  char err[256];
+  unsigned i;
+
+  if (a->ops->teardown)
+    a->ops->teardown (a);
+  a->level_state = NULL;
+  g.level = 0;
+  g.layout = 0;
+  g.members--;
+  memset (&a->slots[g.members], 0, sizeof a->slots[g.members]);
+  /* The RAID4's geometry was valid: so is the RAID0 of its data roles. */
+  geometry_init (&g, err, sizeof err);
+  a->geo = g;
+  a->ops = a->level_ops (0);
+  if (a->ops->setup && a->ops->setup (a, err, sizeof err) == -1)
+    array_log (a, RAID_LOG_ERROR, "array %s: %s", a->name, err);
+  a->resync_front = a->ops->sync_units (a);
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct md_superblock *sb = &array_slot (a, i)->sb;
+    sb->level = 0;
+    sb->layout = 0;
+    sb->new_level = 0;
+    sb->new_layout = 0;
+    sb->raid_disks = g.members;
+    if (i < g.members)
+      sb->data_size_sectors = g.member_bytes / 512;
+  }
+}
+
 /* The last window is written: with no request inside the engine, every
  * role's data starts at its new offset, the array takes its new size
  * and the superblocks say so (md's raid5_finish_reshape). */
@@ -147,8 +184,11 @@ finish (struct raid_array *a)
   for (i = 0; i < a->nspares; i++)
     clear_fields (&a->spares[i].sb);
   r->active = false;
+  memset (&r->fresh, 0, sizeof r->fresh);
   reshape_codes_free (a);
   __atomic_store_n (&a->geo.array_bytes, r->new_bytes, __ATOMIC_RELEASE);
+  if (r->to_raid0)
+    raid0_again (a);
   /* Stopped uncleanly at some point: the resync starts again from the
    * first unit of the new geometry (the regions the bitmap marks, or
    * all), as the old resync position means nothing in it. */
@@ -170,13 +210,14 @@ finish (struct raid_array *a)
 /* The job moves data while no more roles are gone than the parity
  * does without (md reshapes degraded too) and its member I/O works:
  * else it stops (said once) until the server restarts.  The roles
- * gone into *gone. */
+ * gone from the old geometry into gone[0], from the new into gone[1]. */
 static int
-usable (struct raid_array *a, struct member_set *gone)
+usable (struct raid_array *a, struct member_set gone[2])
 {
   if (a->reshape.stalled)
     return -1;
-  if (reshape_gone (a, gone) == 0)
+  if (reshape_gone (a, false, &gone[0]) == 0
+      && reshape_gone (a, true, &gone[1]) == 0)
     return 0;
   array_log (a, RAID_LOG_ERROR,
              "array %s: more than %u member%s gone: "
@@ -193,7 +234,7 @@ struct window {
   struct pieces p; /* first: run_pieces hands it back */
   uint8_t *buf;
   uint64_t s0;
-  struct member_set gone; /* the roles left out */
+  struct member_set gone[2]; /* the roles left out, old and new */
 };
 
 static int
@@ -209,18 +250,18 @@ move_piece (struct pieces *p, uint64_t at, uint64_t n, unsigned i)
   if (end > a->reshape.old.array_bytes)
     end = a->reshape.old.array_bytes;
   have = end > from ? end - from : 0;
-  if (have && reshape_read_range (a, false, &w->gone, buf, have, from) == -1)
+  if (have && reshape_read_range (a, false, &w->gone[0], buf, have, from) == -1)
     return -1;
   memset (buf + have, 0, n * S - have);
-  return reshape_write_stripes (a, &w->gone, buf, at, at + n);
+  return reshape_write_stripes (a, &w->gone[1], buf, at, at + n);
 }
 
 /* Move new stripes [s0, s1) with the workers, a few stripes each at a
  * time, as a rebuild's pieces: while one waits for its reads or
  * writes, another computes. */
 static int
-move_window (struct raid_array *a, const struct member_set *gone, uint8_t *buf,
-             uint64_t s0, uint64_t s1)
+move_window (struct raid_array *a, const struct member_set gone[2],
+             uint8_t *buf, uint64_t s0, uint64_t s1)
 {
   const uint64_t C = a->geo.chunk_bytes;
   struct window w = {
@@ -231,7 +272,7 @@ move_window (struct raid_array *a, const struct member_set *gone, uint8_t *buf,
            .each = PIECE_BYTES / C ? PIECE_BYTES / C : 1 },
     .buf = buf,
     .s0 = s0,
-    .gone = *gone,
+    .gone = { gone[0], gone[1] },
   };
 
   return run_pieces (&w.p, worker_count (a, w.p.each * C, (s1 - s0) * C));
@@ -260,11 +301,11 @@ step_reshape (struct raid_array *a, uint64_t budget)
   struct raid_reshape *r = &a->reshape;
   const uint64_t C = a->geo.chunk_bytes, S = reshape_stripe_bytes (a);
   uint64_t n = budget / C, s0, s1;
-  struct member_set gone, now_gone;
+  struct member_set gone[2], now_gone[2];
   uint8_t *buf;
   int rc;
 
-  if (usable (a, &gone) == -1)
+  if (usable (a, gone) == -1)
     return -1;
   if (n * S > WINDOW_BYTES)
     n = WINDOW_BYTES / S;
@@ -293,7 +334,7 @@ step_reshape (struct raid_array *a, uint64_t budget)
   if (rc == 0) {
     set_busy (a, s0, s1);
     pthread_rwlock_unlock (&r->lock);
-    rc = move_window (a, &gone, buf, s0, s1);
+    rc = move_window (a, gone, buf, s0, s1);
     pthread_rwlock_wrlock (&r->lock);
     set_busy (a, s0, s0);
   }
@@ -306,8 +347,9 @@ step_reshape (struct raid_array *a, uint64_t budget)
   free (buf);
   /* A member failed in the window (a write to it did): the window is
    * moved again without it, its stripes still below unmoved data. */
-  if (rc == -1 && reshape_gone (a, &now_gone) == 0
-      && memcmp (&now_gone, &gone, sizeof gone) != 0)
+  if (rc == -1 && reshape_gone (a, false, &now_gone[0]) == 0
+      && reshape_gone (a, true, &now_gone[1]) == 0
+      && memcmp (now_gone, gone, sizeof gone) != 0)
     return 1;
   if (rc == -1) {
     array_log (a, RAID_LOG_ERROR,
@@ -335,7 +377,12 @@ reshape_describe (const struct raid_array *a, char *buf, size_t len)
   size_t used = 0;
 
   buf[0] = '\0';
-  if (o->members != g->members)
+  if (a->reshape.to_raid0)
+    used += (size_t)snprintf (buf, len,
+                              "of a RAID0 from %u to %u members, as a RAID4 "
+                              "without its parity (md's way)",
+                              o->members - 1, g->members - 1);
+  else if (o->members != g->members)
     used += (size_t)snprintf (buf, len, "from %u to %u members", o->members,
                               g->members);
   if (o->chunk_bytes != g->chunk_bytes && used < len)
@@ -431,6 +478,34 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
              a->name, what, r->front, total_stripes (a));
   reshape_start_job (a);
   return 0;
+}
+
+void
+reshape_mark_fresh (struct raid_array *a, const struct md_superblock *ref)
+{
+  int32_t delta_disks = (int32_t)ref->delta_disks;
+  unsigned m;
+
+  if (!(ref->feature_map & MD_FEATURE_RESHAPE) || delta_disks <= 0)
+    return;
+  for (m = 0; m + (unsigned)delta_disks < a->geo.members; m++) {
+    struct raid_slot *s = &a->slots[m];
+    /* Its own superblock's reshape_position: one that missed the last
+     * checkpoint's write holds the data that checkpoint covers (it was
+     * flushed first).  A growing RAID0's filler is one whatever its
+     * superblock says (it may have missed the reshape's first write). */
+    bool filler = a->reshape.to_raid0
+                  && m + 1 + (unsigned)delta_disks == a->geo.members;
+    if ((slot_state (s) == SLOT_RECOVERING
+         && slot_front (s) >= reshape_fresh_front (a, &s->sb))
+        || (filler
+            && (slot_state (s) == SLOT_ACTIVE
+                || slot_state (s) == SLOT_RECOVERING))) {
+      member_set_add (&a->reshape.fresh, m);
+      s->state = SLOT_ACTIVE;
+      s->front = 0;
+    }
+  }
 }
 
 /* Devices that missed the last superblock write of a finished reshape

@@ -127,19 +127,28 @@ run_writes (struct raid_array *a, struct io_batch *b)
 }
 
 int
-reshape_gone (const struct raid_array *a, struct member_set *gone)
+reshape_gone (const struct raid_array *a, bool new_geo, struct member_set *gone)
 {
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
   unsigned m;
 
   memset (gone, 0, sizeof *gone);
-  for (m = 0; m < a->geo.members; m++)
-    if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
+  for (m = 0; m < g->members; m++)
+    if (slot_state (&a->slots[m]) != SLOT_ACTIVE
+        || (!new_geo && member_set_has (&a->reshape.fresh, m)))
       member_set_add (gone, m);
-  if (member_set_count (gone) > a->geo.parity_members) {
+  if (member_set_count (gone) > g->parity_members) {
     errno = EIO;
     return -1;
   }
   return 0;
+}
+
+uint64_t
+reshape_fresh_front (const struct raid_array *a, const struct md_superblock *sb)
+{
+  return sb->reshape_position * 512 / reshape_stripe_bytes (a)
+         * a->geo.chunk_bytes;
 }
 
 int
@@ -419,19 +428,20 @@ reshape_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
   uint8_t *p = buf;
   uint64_t edge, len;
   struct member_set gone;
-  int r;
+  int r = 0;
 
   pthread_rwlock_rdlock (&a->reshape.lock);
-  r = reshape_gone (a, &gone);
   edge = boundary (a);
-  if (r == 0 && offset < edge) {
+  if (offset < edge) {
     len = edge - offset < count ? edge - offset : count;
-    r = reshape_read_range (a, true, &gone, p, len, offset);
+    r = reshape_gone (a, true, &gone);
+    if (r == 0)
+      r = reshape_read_range (a, true, &gone, p, len, offset);
     p += len;
     offset += len;
     count -= len;
   }
-  if (r == 0 && count)
+  if (r == 0 && count && (r = reshape_gone (a, false, &gone)) == 0)
     r = reshape_read_range (a, false, &gone, p, count, offset);
   pthread_rwlock_unlock (&a->reshape.lock);
   return r;
@@ -485,7 +495,7 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
       r = reshape_checkpoint (a);
     /* A member may fail with any piece: looked at each time. */
     if (r == 0)
-      r = reshape_gone (a, &gone);
+      r = reshape_gone (a, new_geo, &gone);
     if (r == 0)
       r = write_piece (a, new_geo, &gone, d, len, offset, mem);
     if (d)

@@ -44,6 +44,15 @@ struct raid_reshape {
   pthread_cond_t busy_cond;
   uint64_t busy_lo, busy_hi;
   bool stalled; /* a member failed: said once */
+  /* Roles a new device took in the old geometry's place of a missing
+   * role (md fills the lowest empty one: a RAID0 growing through RAID4
+   * has its missing parity role filled): nothing of the old geometry is
+   * on them, the new one is below the front (md's recovery_offset
+   * follows reshape_position). */
+  struct member_set fresh;
+  /* A RAID0 growing as md grows one, through a RAID4 whose parity role
+   * is missing: RAID0 again when done (mdadm's impose_level). */
+  bool to_raid0;
   /* The parity of the old geometry's stripes ([0]) and the new's. */
   struct parity_code code[2];
 };
@@ -89,9 +98,22 @@ void reshape_start_job (struct raid_array *a);
 int reshape_load (struct raid_array *a, const struct md_superblock *ref,
                   char *err, size_t errlen);
 
-/* The roles not to use, failed or missing, in *gone: 0, or -1 (EIO)
- * when more are than the level's parity does without. */
-int reshape_gone (const struct raid_array *a, struct member_set *gone);
+/* The roles of the new geometry (new_geo) or the old one not to use,
+ * failed, missing or fresh (old), in *gone: 0, or -1 (EIO) when more
+ * are than the level's parity does without. */
+int reshape_gone (const struct raid_array *a, bool new_geo,
+                  struct member_set *gone);
+
+/* How far the data of a fresh role is valid, as md's recovery_offset
+ * says it for a device filling an empty role: the new geometry's
+ * bytes of each member below sb's reshape_position. */
+uint64_t reshape_fresh_front (const struct raid_array *a,
+                              const struct md_superblock *sb);
+
+/* At assembly, before the roles are counted: a device filling an
+ * empty role of the old geometry (recovering, as far as the reshape
+ * went) is fresh and active; nothing else changes. */
+void reshape_mark_fresh (struct raid_array *a, const struct md_superblock *ref);
 
 /* The parity codes of both geometries, once r->old and a->geo are set:
  * 0, or -1 (ENOMEM).  Freed when the reshape ends or the array
@@ -100,9 +122,10 @@ int reshape_codes_init (struct raid_array *a);
 void reshape_codes_free (struct raid_array *a);
 
 /* Read array bytes [offset, offset+count) in the new geometry
- * (new_geo) or the old one, computing what the gone roles hold; the
- * job's window writes whole new stripes first..last-1 from data (their
- * data chunks in order), leaving the gone roles out.  0, or -1 with
+ * (new_geo) or the old one, computing what the gone roles (of that
+ * geometry) hold; the job's window writes whole new stripes
+ * first..last-1 from data (their data chunks in order), leaving the
+ * gone roles (of the new one) out.  0, or -1 with
  * errno set (a failed read logged; a member a write failed on is
  * failed). */
 int reshape_read_range (struct raid_array *a, bool new_geo,

@@ -196,6 +196,17 @@ sb_chunk_sectors (const struct md_superblock *sb)
                                               : sb->chunk_sectors;
 }
 
+/* A RAID0 growing as md grows one: a RAID4 mid-reshape, of one role
+ * more than the config's RAID0 lists, its parity, missing
+ * (reshape-start.c).  RAID0 again when done. */
+static bool
+raid0_growing (const struct md_superblock *sb, const struct raid_config *cfg)
+{
+  return cfg->level == 0 && sb->level == 4
+         && (sb->feature_map & MD_FEATURE_RESHAPE)
+         && sb->raid_disks == cfg->nmembers + 1;
+}
+
 /* The config and the superblocks must describe the same geometry. */
 static int
 check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
@@ -204,6 +215,8 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
   const struct raid_level *l = raid_level_find (cfg->level);
   char c[32], s[32];
 
+  if (raid0_growing (sb, cfg))
+    return 0;
   if (sb->level != cfg->level)
     return array_refuse (err, errlen,
                          "%s:%d: level is %d but the superblocks "
@@ -358,7 +371,7 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
                            ref->set_name);
     }
     role = reference_role (ref, s);
-    if (role < cfg->nmembers) {
+    if (role < a->geo.members) {
       if (claim_role (a, &c[i], role, ref, holder, err, errlen))
         return -1;
     }
@@ -368,7 +381,7 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
                 "superblocks (events %" PRIu64 ")", ref->events);
       /* In its old role, if nothing else claims it, for the picture. */
       role = md_sb_role (&s->sb);
-      if (role < cfg->nmembers && !holder[role]) {
+      if (role < a->geo.members && !holder[role]) {
         holder[role] = &c[i];
         c[i].placed = true;
       }
@@ -377,14 +390,23 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
       return array_refuse (err, errlen, "%s: role 0x%x is not supported",
                            c[i].spec->path, role);
   }
-  for (i = 0; i < cfg->nmembers; i++) {
+  for (i = 0; i < a->geo.members; i++) {
     if (holder[i]) {
       a->slots[i] = holder[i]->s;
       holder[i]->s.io = NULL;
       holder[i]->s.path = holder[i]->s.controller = NULL;
       continue;
     }
-    empty_role (&a->slots[i], &c[i], ref, i);
+    if (i < cfg->nmembers)
+      empty_role (&a->slots[i], &c[i], ref, i);
+    else {
+      /* A growing RAID0's RAID4 parity role: no line, never a device. */
+      a->slots[i].state = SLOT_FAULTY;
+      a->slots[i].sb = *ref;
+      a->slots[i].sb.dev_number = ref->max_dev;
+      snprintf (a->slots[i].why, sizeof a->slots[i].why,
+                "the parity role of the RAID4 a RAID0 grows as");
+    }
   }
   return 0;
 }
@@ -493,10 +515,10 @@ list_roles (const struct raid_array *a, bool only_unexpected, char *buf,
     if (s->state == SLOT_ACTIVE ||
         (only_unexpected && s->state != SLOT_MISSING))
       continue;
-    used += (size_t) snprintf (buf + used, len - used, "%s%s (%s)",
-                               used ? "; " : "", s->path,
-                               s->state == SLOT_RECOVERING
-                               ? "recovering" : s->why);
+    used += (size_t)snprintf (
+        buf + used, len - used, "%s%s (%s)", used ? "; " : "",
+        s->path ? s->path : RAID_MEMBER_MISSING,
+        s->state == SLOT_RECOVERING ? "recovering" : s->why);
   }
 }
 
@@ -699,6 +721,9 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   for (i = own; i < n; i++)
     if (!c[i].s.io || memcmp (c[i].s.sb.set_uuid, ref->set_uuid, 16) != 0)
       free_slot (&c[i].s);      /* free, or another nested array's */
+  a->geo.members = ref->raid_disks > cfg->nmembers && raid0_growing (ref, cfg)
+                       ? ref->raid_disks
+                       : cfg->nmembers;
   if (check_geometry (ref, cfg, err, errlen) ||
       place_devices (a, cfg, c, n, ref, err, errlen) ||
       keep_the_rest (a, c, n, ref))
@@ -710,10 +735,13 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   a->geo.member_bytes = ref->size_sectors * 512;
   if (raid_level_find (ref->level)->zoned && ref->size_sectors == 0)
     a->geo.member_bytes = raid0_member_bytes (a);
-  if (geometry_init (&a->geo, err, errlen) == -1 ||
-      check_data_areas (a, err, errlen) ||
-      check_startable (a, opts, err, errlen) ||
-      init_runtime (a, err, errlen))
+  if (geometry_init (&a->geo, err, errlen) == -1)
+    goto fail;
+  a->reshape.to_raid0 = raid0_growing (ref, cfg);
+  reshape_mark_fresh (a, ref);
+  if (check_data_areas (a, err, errlen)
+      || check_startable (a, opts, err, errlen)
+      || init_runtime (a, err, errlen))
     goto fail;
   reshape_settle_lagging (a, ref);
   if (reshape_load (a, ref, err, errlen) == -1)

@@ -191,11 +191,12 @@ check_kind (const uint8_t *b, const struct md_superblock *sb,
   return 0;
 }
 
-/* A reshape in progress: only the kinds nbdraid continues, a RAID5 or
- * RAID6 onto as many members or more, its chunk or layout changing or
- * not, its data offset moving back (md without a backup file; the
- * assembly checks that every role moves it alike); a moved data offset
- * only with a reshape. */
+/* A reshape in progress: only the kinds nbdraid continues, a RAID4,
+ * RAID5 or RAID6 onto as many members or more (a RAID4: a RAID0 that
+ * grows as md grows one), its chunk or layout changing or not, its
+ * data offset moving back (md without a backup file; the assembly
+ * checks that every role moves it alike); a moved data offset only
+ * with a reshape. */
 static int
 check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
 {
@@ -216,7 +217,7 @@ check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
               sb->feature_map);
     return -1;
   }
-  if ((sb->level == 5 || sb->level == 6) && (int32_t)sb->new_level == sb->level
+  if (sb->level >= 4 && sb->level <= 6 && (int32_t)sb->new_level == sb->level
       && (int32_t)sb->delta_disks >= 0
       && ((int32_t)sb->delta_disks > 0 || sb->new_layout != sb->layout
           || sb->new_chunk != sb->chunk_sectors)
@@ -226,8 +227,8 @@ check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
   snprintf (err, errlen,
             "feature_map 0x%x: a reshape in progress is not "
             "supported (RAID%d to RAID%u, %d more members, %s: nbdraid "
-            "continues only a RAID5 or RAID6 reshape onto as many members "
-            "or more with its data offset moved back)",
+            "continues only a RAID4, RAID5 or RAID6 reshape onto as many "
+            "members or more with its data offset moved back)",
             sb->feature_map, sb->level, sb->new_level, (int32_t)sb->delta_disks,
             !(sb->feature_map & MD_FEATURE_NEW_OFFSET)
                 ? "the data offset kept (md with a backup file)"
