@@ -6,6 +6,7 @@
 # members, a RAID5 of two to RAID6 or one without a spare, a RAID0 to
 # RAID5 without one, a RAID6 whose Q rotates to RAID5, a RAID5 whose
 # parity rotates to RAID0 or RAID4, a RAID4 with a bitmap to RAID0, a
+# RAID10 far or of an odd count to RAID0, a
 # read-only, degraded or busy array,
 # write-mostly members, a RAID5 with a partial parity log, and --level
 # with another change.
@@ -33,7 +34,7 @@ expect_refusal "not a level" "nbdraid: 'five' is not a level (0, 1, 4, 5, 6, 10,
   grow "$conf" --level five
 expect_refusal "the same level" "nbdraid: array test is RAID1 already" grow "$conf" --level raid1
 expect_refusal "RAID1 to RAID6" \
-  "nbdraid: array test: RAID1 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back, a RAID0 to RAID4 or RAID5 and back, a RAID4 to RAID5 and back)" \
+  "nbdraid: array test: RAID1 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back, a RAID0 to RAID4, RAID5 or RAID10 and back, a RAID4 to RAID5 and back)" \
   grow "$conf" --level 6
 
 "$NBDRAID" readonly "$conf" > /dev/null
@@ -62,7 +63,7 @@ stop_server
 new_array r0 0 - 64K 2 34M
 start_server "$conf"
 expect_refusal "RAID0 to RAID6" \
-  "nbdraid: array test: RAID0 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back, a RAID0 to RAID4 or RAID5 and back, a RAID4 to RAID5 and back)" \
+  "nbdraid: array test: RAID0 to RAID6 is not supported (grow --level takes a 2-member RAID1 to RAID5 and back, a RAID5 to RAID6 and back, a RAID0 to RAID4, RAID5 or RAID10 and back, a RAID4 to RAID5 and back)" \
   grow "$conf" --level 6
 expect_refusal "RAID0 to RAID5 without a spare" \
   "nbdraid: array test needs 1 spare for the parity disk, array has 0 (add one with nbdraid add first)" \
@@ -84,6 +85,19 @@ new_array r4bm 4 - 64K 3 34M --assume-clean
 start_server "$conf"
 expect_refusal "RAID4 with a bitmap to RAID0" \
   "nbdraid: array test keeps a write-intent bitmap, which md's RAID0 cannot, and changing its consistency policy is not supported" \
+  grow "$conf" --level 0
+stop_server
+# md takes only a near-2 RAID10 of an even count to RAID0.
+new_array r10f 10 f2 64K 4 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID10 f2 to RAID0" \
+  "nbdraid: array test is a RAID10 f2 of 4 members: md takes only a near-2 (n2) RAID10 of an even count to RAID0" \
+  grow "$conf" --level 0
+stop_server
+new_array r10o 10 n2 64K 3 34M --assume-clean
+start_server "$conf"
+expect_refusal "RAID10 n2 of 3 to RAID0" \
+  "nbdraid: array test is a RAID10 n2 of 3 members: md takes only a near-2 (n2) RAID10 of an even count to RAID0" \
   grow "$conf" --level 0
 stop_server
 

@@ -6,7 +6,9 @@
 # 3-member RAID5 made a 4-member RAID6 of the left-symmetric-6 layout
 # (grow --level 6, the spare built as Q), a 3-member RAID0 made a
 # 4-member RAID4 and a parity-last RAID5 (the spare built as parity),
-# and a 4-member RAID4 made a RAID0 of 3 (the parity disk a spare).
+# a 4-member RAID4 made a RAID0 of 3 (the parity disk a spare), and a
+# 2-member RAID0 made a near-2 RAID10 of 4 (the spares built as
+# mirrors).
 # Each was filled through NBD after the change.  In a guest md
 # assembles each at its new level and count, holds the data and finds
 # no mismatch in a check.
@@ -24,7 +26,8 @@ r13 1 - - 2 3 --raid-devices 3 raid1
 r56 5 left-symmetric 64K 3 4 --level 6 raid6
 r04 0 - 64K 3 4 --level 4 raid4
 r05 0 - 64K 3 4 --level 5 raid5
-r40 4 - 64K 4 3 --level 0 raid0"
+r40 4 - 64K 4 3 --level 0 raid0
+r010 0 - 64K 2 4 --level 10 raid10"
 
 disks=() table=""
 while read -r a level layout chunk n after opt value want; do
@@ -32,10 +35,10 @@ while read -r a level layout chunk n after opt value want; do
   [ "$level" = 0 ] || [ "$want" = raid0 ] && bitmap=none
   interop_array "$T/$a" "$level" "$layout" "$chunk" "$n" 8M "$bitmap"
   start_server "$conf"
-  if [ "$after" -gt "$n" ]; then
-    truncate -s 8M "$T/$a/d$n.img"
-    "$NBDRAID" add "$conf" "$T/$a/d$n.img" > /dev/null || die "$a: add refused"
-  fi
+  for ((j = n; j < after; j++)); do
+    truncate -s 8M "$T/$a/d$j.img"
+    "$NBDRAID" add "$conf" "$T/$a/d$j.img" > /dev/null || die "$a: add refused"
+  done
   "$NBDRAID" grow "$conf" "$opt" "$value" > /dev/null || die "$a: grow $opt $value refused"
   fill_served "$a"
   stop_server

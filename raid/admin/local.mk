@@ -11,7 +11,8 @@ noinst_LTLIBRARIES += %reldir%/libadmin.la
 	%reldir%/readonly.c \
 	%reldir%/refuse.c %reldir%/refuse.h \
 	%reldir%/reshape-start.c %reldir%/reshape-start.h \
-	%reldir%/takeover.c \
+	%reldir%/takeover.c %reldir%/takeover.h \
+	%reldir%/takeover-mirrors.c \
 	%reldir%/shared-spares.c %reldir%/shared-spares.h
 %canon_reldir%_libadmin_la_CPPFLAGS = $(ADMIN_INCLUDES)
 %canon_reldir%_libadmin_la_CFLAGS = $(ENGINE_CFLAGS)

@@ -8,27 +8,22 @@
  * left as a spare (raid5_takeover_raid6); a RAID0 becomes a RAID4 or a
  * parity-last RAID5 of one more member, parity on the new last member,
  * which alone is built (raid45_takeover_raid0), and back, the parity
- * disk left as a spare (raid0_takeover_raid45).  The superblocks get
- * the new level, layout, chunk and roles (events+1) and the level's
- * request paths are swapped with no request inside the engine.
+ * disk left as a spare (raid0_takeover_raid45); a RAID0 becomes a
+ * near-2 RAID10 of twice as many members and back (takeover-mirrors.c).
+ * The superblocks get the new level, layout, chunk and roles (events+1)
+ * and the level's request paths are swapped with no request inside the
+ * engine.
  */
 #include <config.h>
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
 #include "refuse.h"
-
-/* A change md makes by takeover: from and to, and the new shape given
- * the old geometry (0, or -1 with why it cannot). */
-struct takeover {
-  int from, to;
-  const char *md; /* md's function, for messages */
-  int (*shape) (const struct raid_array *a, struct raid_geometry *g, char *err,
-                size_t errlen);
-};
+#include "takeover.h"
 
 /* raid5_takeover_raid1: two members; left-symmetric; the chunk 64K,
  * halved until the array is a whole number of chunks, at least a
@@ -234,22 +229,38 @@ raid5_to_raid4 (const struct raid_array *a, struct raid_geometry *g, char *err,
   return 0;
 }
 
-static const struct takeover takeovers[] = {
-  { 1, 5, "raid5_takeover_raid1", raid1_to_raid5 },
-  { 5, 1, "raid1_takeover", raid5_to_raid1 },
-  { 5, 6, "raid6_takeover", raid5_to_raid6 },
-  { 6, 5, "raid5_takeover_raid6", raid6_to_raid5 },
-  { 0, 4, "raid45_takeover_raid0", raid0_to_raid4 },
-  { 0, 5, "raid45_takeover_raid0", raid0_to_raid5 },
-  { 4, 0, "raid0_takeover_raid45", parity_to_raid0 },
-  { 5, 0, "raid0_takeover_raid45", parity_to_raid0 },
-  { 4, 5, "raid5_takeover", raid4_to_raid5 },
-  { 5, 4, "raid4_takeover", raid5_to_raid4 },
-};
+/* A RAID4/5 going to RAID0 may miss its parity disk, the last: md
+ * wants it so. */
+static bool
+parity_may_miss (const struct raid_array *a, unsigned m)
+{
+  return m == a->geo.members - 1 && slot_state (&a->slots[m]) == SLOT_MISSING;
+}
 
-/* What the array must be: writable, whole, idle, synced, of its own
- * devices, with no write-mostly copy (RAID5 has none).  A RAID4/5
- * going to RAID0 may miss its parity disk, the last: md wants it so. */
+#define TAKEOVER(f, t, fn, sh) .from = f, .to = t, .md = fn, .shape = sh
+static const struct takeover takeovers[] = {
+  { TAKEOVER (1, 5, "raid5_takeover_raid1", raid1_to_raid5) },
+  { TAKEOVER (5, 1, "raid1_takeover", raid5_to_raid1) },
+  { TAKEOVER (5, 6, "raid6_takeover", raid5_to_raid6) },
+  { TAKEOVER (6, 5, "raid5_takeover_raid6", raid6_to_raid5) },
+  { TAKEOVER (0, 4, "raid45_takeover_raid0", raid0_to_raid4) },
+  { TAKEOVER (0, 5, "raid45_takeover_raid0", raid0_to_raid5) },
+  { TAKEOVER (4, 0, "raid0_takeover_raid45", parity_to_raid0),
+    .may_miss = parity_may_miss },
+  { TAKEOVER (5, 0, "raid0_takeover_raid45", parity_to_raid0),
+    .may_miss = parity_may_miss },
+  { TAKEOVER (4, 5, "raid5_takeover", raid4_to_raid5) },
+  { TAKEOVER (5, 4, "raid4_takeover", raid5_to_raid4) },
+  { TAKEOVER (0, 10, "raid10_takeover_raid0", raid0_to_raid10),
+    .move_roles = mirror_roles },
+  { TAKEOVER (10, 0, "raid0_takeover_raid10", raid10_to_raid0),
+    .may_miss = raid10_half_may_miss, .move_roles = unmirror_roles },
+};
+#undef TAKEOVER
+
+/* What the array must be: writable, whole (but for the roles the
+ * change may miss), idle, synced, of its own devices, with no
+ * write-mostly copy (RAID5 has none). */
 static int
 check_array (struct raid_array *a, const struct takeover *t, char *err,
              size_t errlen)
@@ -260,8 +271,7 @@ check_array (struct raid_array *a, const struct takeover *t, char *err,
       || admin_refuse_nested (a, "changing its level", err, errlen) == -1)
     return -1;
   for (m = 0; m < a->geo.members; m++) {
-    if (t->to == 0 && m == a->geo.members - 1
-        && slot_state (&a->slots[m]) == SLOT_MISSING)
+    if (t->may_miss && t->may_miss (a, m))
       continue;
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
       return array_refuse (err, errlen,
@@ -300,6 +310,8 @@ write_shape (struct raid_array *a)
     sb->layout = a->geo.layout;
     sb->chunk_sectors = (uint32_t)(a->geo.chunk_bytes / 512);
     sb->raid_disks = a->geo.members;
+    /* md's RAID0 may record none; every other level needs it. */
+    sb->size_sectors = a->geo.member_bytes / 512;
   }
 }
 
@@ -331,6 +343,8 @@ drop_last_role (struct raid_array *a, char *changed, size_t changedlen)
 
   if (!q->io) {
     snprintf (changed, changedlen, "%s\n", RAID_MEMBER_MISSING);
+    free (q->path); /* a removed device's, kept for the picture */
+    free (q->controller);
     memset (q, 0, sizeof *q);
     return;
   }
@@ -351,8 +365,9 @@ drop_last_role (struct raid_array *a, char *changed, size_t changedlen)
  * assembly takes the freshest as the reference, and either shape holds
  * the same bytes (a Q or parity disk not yet built is recovering). */
 static int
-apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
-       size_t changedlen, char *err, size_t errlen)
+apply (struct raid_array *a, const struct takeover *t,
+       const struct raid_geometry *g, char *changed, size_t changedlen,
+       char *err, size_t errlen)
 {
   const struct raid_level_ops *old_ops = a->ops;
   struct raid_geometry old = a->geo;
@@ -370,7 +385,9 @@ apply (struct raid_array *a, const struct raid_geometry *g, char *changed,
   }
   /* It was in sync: it is, in the new level's units. */
   __atomic_store_n (&a->resync_front, a->ops->sync_units (a), __ATOMIC_RELEASE);
-  if (g->members > old.members)
+  if (t->move_roles)
+    t->move_roles (a, &old, changed, changedlen);
+  else if (g->members > old.members)
     add_last_role (a, changed, changedlen);
   else if (g->members < old.members)
     drop_last_role (a, changed, changedlen);
@@ -407,8 +424,8 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
                          "array %s: RAID%d to RAID%d is not supported "
                          "(grow --level takes a 2-member RAID1 to RAID5 "
                          "and back, a RAID5 to RAID6 and back, a RAID0 to "
-                         "RAID4 or RAID5 and back, a RAID4 to RAID5 and "
-                         "back)",
+                         "RAID4, RAID5 or RAID10 and back, a RAID4 to RAID5 "
+                         "and back)",
                          a->name, a->geo.level, l->md_level);
   if (a->ppl.on)
     return array_refuse (err, errlen,
@@ -432,7 +449,7 @@ raid_admin_takeover (struct raid_array *a, const char *level, char *changed,
   pthread_mutex_lock (&a->sb_lock);
   r = check_array (a, t, err, errlen); /* a member may have failed meanwhile */
   if (r == 0)
-    r = apply (a, &g, changed, changedlen, err, errlen);
+    r = apply (a, t, &g, changed, changedlen, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
   array_unquiesce (a);
   array_release_requests (a);

@@ -252,6 +252,14 @@ main (void)
       = { "refuse 5", "spare", "level 5", "level 4", "level 0", "level 4",
           "level 5",  "spare", "level 6", "level 5", "level 0", NULL };
   static const char *const rotating[] = { "refuse 0", "refuse 4", NULL };
+  /* RAID0 to a near-2 RAID10 of twice as many (its members the even
+   * roles), back with the mirrors spares, again, and back with a
+   * mirror failed and removed (its pair's other device kept). */
+  static const char *const striped_mirrors[]
+      = { "spare",   "refuse 10",        "spare",
+          "spare",   "level 10",         "roles 0 spare0 1 spare1 2 spare2",
+          "level 0", "level 10",         "fail 2",
+          "level 0", "roles 0 spare1 2", NULL };
   char dir[] = "/tmp/nbdraid-test-takeover.XXXXXX";
   char cmd[600];
   int failed = 0;
@@ -268,6 +276,8 @@ main (void)
   failed |= run_case (dir, "raid0-4-5", "level = 0\nchunk = 64K\n", 3,
                       striped_parity);
   failed |= run_case (dir, "raid5-0", "level = 5\nchunk = 64K\n", 3, rotating);
+  failed |= run_case (dir, "raid0-10", "level = 0\nchunk = 64K\n", 3,
+                      striped_mirrors);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     fprintf (stderr, "warning: could not remove %s\n", dir);
