@@ -16,17 +16,6 @@
 #include "refuse.h"
 #include "reshape-start.h"
 
-/* Spares that can take a role. */
-static unsigned
-usable_spares (const struct raid_array *a)
-{
-  unsigned i, n = 0;
-
-  for (i = 0; i < a->nspares; i++)
-    n += array_spare_fits (a, i);
-  return n;
-}
-
 /* What the array must be: a writable, idle, whole RAID1 of its own
  * devices; and N a count md accepts for it. */
 static int
@@ -67,12 +56,13 @@ check_array (struct raid_array *a, unsigned n, bool *shrink, char *err,
                          "fail and remove the mirrors to drop first, as "
                          "md requires",
                          a->name, held, n);
-  if (!*shrink && usable_spares (a) < n - a->geo.members)
+  if (!*shrink && array_usable_spares (a) < n - a->geo.members)
     return array_refuse (err, errlen,
                          "array %s needs %u spare%s, array has %u (add "
                          "them with nbdraid add first)",
                          a->name, n - a->geo.members,
-                         n - a->geo.members == 1 ? "" : "s", usable_spares (a));
+                         n - a->geo.members == 1 ? "" : "s",
+                         array_usable_spares (a));
   return 0;
 }
 
@@ -133,21 +123,13 @@ drop_roles (struct raid_array *a, unsigned n, struct raid_slot *old,
 static void
 add_roles (struct raid_array *a, unsigned n, char *changed, size_t changedlen)
 {
-  unsigned old = a->geo.members, r, i;
-  size_t used = 0;
+  unsigned old = a->geo.members, r;
 
   renumber (a, n, NULL);
   for (r = old; r < n; r++) {
-    memset (&a->slots[r], 0, sizeof a->slots[r]);
-    a->slots[r].state = SLOT_MISSING;
     a->geo.members = r + 1;
-    for (i = 0; !array_spare_fits (a, i); i++)
-      ; /* check_array counted enough */
     /* The config's spare line of this device becomes a member line. */
-    used += (size_t)snprintf (changed + used,
-                              used < changedlen ? changedlen - used : 0, "%s\n",
-                              a->spares[i].path);
-    array_promote_spare (a, i, r);
+    array_spare_takes_role (a, r, changed, changedlen);
   }
 }
 

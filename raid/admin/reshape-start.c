@@ -16,17 +16,6 @@
 
 #include "reshape-start.h"
 
-/* Spares that can take a role. */
-static unsigned
-usable_spares (const struct raid_array *a)
-{
-  unsigned i, n = 0;
-
-  for (i = 0; i < a->nspares; i++)
-    n += array_spare_fits (a, i);
-  return n;
-}
-
 /* The first byte device s may hold data at: past its superblock
  * block, its bitmap and its bad-block log, if it has them. */
 static uint64_t
@@ -151,12 +140,13 @@ check_array (struct raid_array *a, const struct reshape_target *to,
                            slot_state (&a->slots[m]) == SLOT_RECOVERING
                                ? "recovering"
                                : "not active");
-  if (usable_spares (a) < n - a->geo.members)
+  if (array_usable_spares (a) < n - a->geo.members)
     return array_refuse (err, errlen,
                          "array %s needs %u spare%s, array has %u (add "
                          "them with nbdraid add first)",
                          a->name, n - a->geo.members,
-                         n - a->geo.members == 1 ? "" : "s", usable_spares (a));
+                         n - a->geo.members == 1 ? "" : "s",
+                         array_usable_spares (a));
   if (a->geo.member_bytes % to->chunk_bytes)
     return array_refuse (err, errlen,
                          "array %s: the %" PRIu64 " bytes each member holds "
@@ -231,8 +221,7 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   struct raid_geometry g = a->geo, old = a->geo;
   const bool raid0 = a->geo.level == 0;
   const unsigned n = to->members;
-  unsigned m, i;
-  size_t used = 0;
+  unsigned m;
 
   g.members = n;
   g.chunk_bytes = to->chunk_bytes;
@@ -247,16 +236,9 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   if (raid0)
     member_set_add (&r->fresh, a->geo.members);
   for (m = a->geo.members; m < n; m++) {
-    memset (&a->slots[m], 0, sizeof a->slots[m]);
-    a->slots[m].state = SLOT_MISSING;
     a->geo.members = m + 1;
-    for (i = 0; !array_spare_fits (a, i); i++)
-      ; /* check_array counted enough */
     /* The config's spare line of this device becomes a member line. */
-    used += (size_t)snprintf (changed + used,
-                              used < changedlen ? changedlen - used : 0, "%s\n",
-                              a->spares[i].path);
-    array_promote_spare (a, i, m);
+    array_spare_takes_role (a, m, changed, changedlen);
     __atomic_store_n (&a->slots[m].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
   }
   if (raid0) {

@@ -44,10 +44,8 @@ int
 raid0_to_raid10 (const struct raid_array *a, struct raid_geometry *g, char *err,
                  size_t errlen)
 {
-  unsigned i, fit = 0;
+  unsigned fit = array_usable_spares (a);
 
-  for (i = 0; i < a->nspares; i++)
-    fit += array_spare_fits (a, i);
   if (fit < a->geo.members)
     return array_refuse (err, errlen,
                          "array %s needs %u spares for the mirrors, array "
@@ -107,19 +105,14 @@ void
 mirror_roles (struct raid_array *a, const struct raid_geometry *old,
               char *changed, size_t changedlen)
 {
-  unsigned i, j;
+  unsigned i;
 
   /* From the top, so that no role is overwritten before it moves. */
   for (i = old->members; i-- > 1;)
     a->slots[2 * i] = a->slots[i];
   for (i = 0; i < old->members; i++) {
-    memset (&a->slots[2 * i + 1], 0, sizeof a->slots[2 * i + 1]);
-    a->slots[2 * i + 1].state = SLOT_MISSING;
     set_role (a, a->slots[2 * i].sb.dev_number, (uint16_t)(2 * i));
-    for (j = 0; !array_spare_fits (a, j); j++)
-      ; /* raid0_to_raid10 counted enough */
-    changed_line (changed, changedlen, a->spares[j].path);
-    array_promote_spare (a, j, 2 * i + 1);
+    array_spare_takes_role (a, 2 * i + 1, changed, changedlen);
   }
 }
 

@@ -74,11 +74,7 @@ static int
 need_spare (const struct raid_array *a, const char *what, char *err,
             size_t errlen)
 {
-  unsigned i;
-
-  for (i = 0; i < a->nspares && !array_spare_fits (a, i); i++)
-    ;
-  if (i == a->nspares)
+  if (array_usable_spares (a) == 0)
     return array_refuse (err, errlen,
                          "array %s needs 1 spare for the %s, array has 0 "
                          "(add one with nbdraid add first)",
@@ -315,22 +311,6 @@ write_shape (struct raid_array *a)
   }
 }
 
-/* RAID5 to RAID6, RAID0 to RAID4/5: a spare takes the new last role,
- * Q or the parity disk, recovering from 0 once the superblocks say so
- * (the scheduler starts it). */
-static void
-add_last_role (struct raid_array *a, char *changed, size_t changedlen)
-{
-  unsigned r = a->geo.members - 1, i;
-
-  memset (&a->slots[r], 0, sizeof a->slots[r]);
-  a->slots[r].state = SLOT_MISSING;
-  for (i = 0; !array_spare_fits (a, i); i++)
-    ; /* need_spare found one */
-  snprintf (changed, changedlen, "%s\n", a->spares[i].path);
-  array_promote_spare (a, i, r);
-}
-
 /* RAID6 to RAID5, RAID4/5 to RAID0: the old last role, Q or the parity
  * disk (now at a->geo.members), becomes a spare, in every superblock;
  * a role no device held just goes (its config line said missing). */
@@ -387,8 +367,8 @@ apply (struct raid_array *a, const struct takeover *t,
   __atomic_store_n (&a->resync_front, a->ops->sync_units (a), __ATOMIC_RELEASE);
   if (t->move_roles)
     t->move_roles (a, &old, changed, changedlen);
-  else if (g->members > old.members)
-    add_last_role (a, changed, changedlen);
+  else if (g->members > old.members) /* Q or parity: a spare, rebuilt */
+    array_spare_takes_role (a, a->geo.members - 1, changed, changedlen);
   else if (g->members < old.members)
     drop_last_role (a, changed, changedlen);
   write_shape (a);

@@ -297,6 +297,14 @@ void job_buffers_free (struct job_buffers *b);
 void array_promote_spare (struct raid_array *a, unsigned i, unsigned r);
 /* Can spare i take a role: active, and big enough for the array? */
 bool array_spare_fits (const struct raid_array *a, unsigned i);
+/* How many spares can take a role. */
+unsigned array_usable_spares (const struct raid_array *a);
+/* Role r, empty till now, goes to the first spare that can take it
+ * (the caller counted one), recovering from 0; its path and a newline
+ * go at the end of changed (the config line it changes).  With the
+ * array quiesced and sb_lock held. */
+void array_spare_takes_role (struct raid_array *a, unsigned r, char *changed,
+                             size_t changedlen);
 
 /* Flush the members (raid_flush, from inside the engine: no gate). */
 int array_flush (struct raid_array *a);

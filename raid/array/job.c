@@ -120,6 +120,32 @@ array_spare_fits (const struct raid_array *a, unsigned i)
     s->io->size_bytes >= s->data_offset_bytes + a->geo.member_bytes;
 }
 
+unsigned
+array_usable_spares (const struct raid_array *a)
+{
+  unsigned i, n = 0;
+
+  for (i = 0; i < a->nspares; i++)
+    n += array_spare_fits (a, i);
+  return n;
+}
+
+void
+array_spare_takes_role (struct raid_array *a, unsigned r, char *changed,
+                        size_t changedlen)
+{
+  size_t used = strlen (changed);
+  unsigned i;
+
+  memset (&a->slots[r], 0, sizeof a->slots[r]);
+  a->slots[r].state = SLOT_MISSING;
+  for (i = 0; !array_spare_fits (a, i); i++)
+    ;
+  snprintf (changed + used, used < changedlen ? changedlen - used : 0, "%s\n",
+            a->spares[i].path);
+  array_promote_spare (a, i, r);
+}
+
 void
 array_promote_spare (struct raid_array *a, unsigned i, unsigned r)
 {
