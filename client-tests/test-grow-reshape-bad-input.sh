@@ -7,32 +7,15 @@
 # members, a layout that is not one, a degraded array, another job
 # running, a reshape already running, a read-only array, members with
 # no room before their data to move it back, an array with a partial
-# parity log; and levels other than RAID1, RAID5 and RAID6.
+# parity log; and levels other than RAID0, RAID1, RAID5 and RAID6.
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
 
 # What must not change.
 signature () {
-  local m
-  for m in $members; do
-    "$NBDRAID" examine --json "$m" | /usr/bin/python3 -c '
-import json, sys
-j = json.load(sys.stdin)[0]
-print(j["raid_disks"], j["feature_map"], j["events"])'
-  done
+  superblock_fields raid_disks feature_map events
   cat "$conf"
-}
-
-# expect_refusal DESCRIPTION EXPECTED-TEXT nbdraid-args...
-expect_refusal () {
-  local what=$1 want=$2 out before
-  shift 2
-  before=$(signature)
-  if out=$("$NBDRAID" "$@" 2>&1); then die "$what: accepted: $out"; fi
-  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || die "$what: not one line: $out"
-  [ "$out" = "$want" ] || die "$what: expected '$want', got: $out"
-  [ "$(signature)" = "$before" ] || die "$what: the array changed"
-  echo "ok: $what: $out"
 }
 
 new_array r5 5 left-symmetric 64K 4 34M --assume-clean
