@@ -4,7 +4,8 @@
 # roles: nbdraid verbs and a restarted server accept the config, the
 # array comes up degraded without degraded=true (the superblocks record
 # the loss), a spare added then rebuilds the role, and after another
-# restart the spare holds it; by path and by role number.  A RAID6 of 4 members is the case where
+# restart the spare holds it; by path and by role number; a member
+# removed and re-added gets its line back.  A RAID6 of 4 members is the case where
 # commenting the line out left a config below RAID6's minimum.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
@@ -58,6 +59,25 @@ status_is "j['working'] == 4 and j['devices'][1]['path'] == '$T/s1.img'" ||
   die "after the second rebuild and a restart: $(status_json)"
 nbdcopy "$uri" "$T/out"
 cmp "$T/data" "$T/out" || die "data differs after the second rebuild"
+
+# Removed, then re-added (md's --re-add): the line names the device
+# again, with its options, so the next start finds it.
+"$NBDRAID" fail "$conf" 2 > /dev/null
+"$NBDRAID" remove "$conf" "$T/r6/d2.img" > /dev/null
+sed -i "s|^member = missing # removed by nbdraid: $T/r6/d2.img\$|member = missing controller=c2 # removed by nbdraid: $T/r6/d2.img|" "$conf"
+out=$("$NBDRAID" add "$conf" "$T/r6/d2.img" 2>&1) && die "add of a removed member accepted"
+[ "$out" = "nbdraid: $T/r6/d2.img was removed from role 2 of array test: nbdraid re-add puts it back" ] ||
+  die "add of a removed member: $out"
+"$NBDRAID" re-add "$conf" "$T/r6/d2.img" > /dev/null || die "re-add refused"
+"$NBDRAID" wait "$conf"
+grep -qx "member = $T/r6/d2.img controller=c2" "$conf" ||
+  die "re-add left the config: $(cat "$conf")"
+stop_server
+start_server "$conf"
+status_is "j['working'] == 4 and j['devices'][2]['path'] == '$T/r6/d2.img'" ||
+  die "after the re-add and a restart: $(status_json)"
+nbdcopy "$uri" "$T/out"
+cmp "$T/data" "$T/out" || die "data differs after the re-add"
 stop_server
 members="$T/r6/d0.img $T/s1.img $T/r6/d2.img $T/s0.img"
 check_members_hold "$T/data"

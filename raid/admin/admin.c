@@ -344,7 +344,13 @@ raid_admin_add (struct raid_array *a, const char *path, char *err,
 
   if (a->readonly)
     return array_refuse (err, errlen, "array %s is read-only", a->name);
-  if (find_device (a, path) >= 0)
+  dev = find_device (a, path);
+  if (dev >= 0 && !array_slot (a, (unsigned)dev)->io)
+    return array_refuse (err, errlen,
+                         "%s was removed from role %d of array %s: nbdraid "
+                         "re-add puts it back",
+                         path, dev, a->name);
+  if (dev >= 0)
     return array_refuse (err, errlen, "%s is already in array %s", path,
                          a->name);
   if (a->nspares == RAID_MAX_MEMBERS)

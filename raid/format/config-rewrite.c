@@ -255,6 +255,82 @@ raid_config_drop_device (const struct raid_config *cfg, const char *path,
   return r;
 }
 
+/* Does a member line name path (a device re-added that was never
+ * removed)? */
+static bool
+names_member (const struct raid_config *cfg, char **lines, size_t n,
+              const char *path)
+{
+  size_t i, at, len;
+  bool member;
+
+  for (i = 0; i < n; i++)
+    if (line_names (cfg, lines[i], path, &member, &at, &len) && member)
+      return true;
+  return false;
+}
+
+/* Is this line one dropped_line made of a member line naming path?
+ * Then *restored is that member line again: its path where "missing"
+ * is, the rest (options) kept, the comment gone. */
+static bool
+restored_line (const struct raid_config *cfg, const char *line,
+               const char *path, char **restored)
+{
+  static const char mark[] = " # removed by nbdraid: ";
+  const char *m = strstr (line, mark), *was;
+  size_t at, len, wlen, wat, w;
+  bool member;
+  char *old;
+  int r;
+
+  if (!m || !device_line (line, &member, &at, &len) || !member
+      || len != strlen (RAID_MEMBER_MISSING)
+      || strncmp (line + at, RAID_MEMBER_MISSING, len) != 0)
+    return false;
+  was = m + strlen (mark);
+  wlen = strcspn (was, " \t\r\n");
+  if (asprintf (&old, "member = %.*s", (int)wlen, was) == -1)
+    return false;
+  member = line_names (cfg, old, path, &member, &wat, &w) && member;
+  free (old);
+  if (!member)
+    return false;
+  r = asprintf (restored, "%.*s%.*s%.*s\n", (int)at, line, (int)wlen, was,
+                (int)(m - (line + at + len)), line + at + len);
+  return r != -1;
+}
+
+int
+raid_config_restore_device (const struct raid_config *cfg, const char *path,
+                            char *err, size_t errlen)
+{
+  size_t n = 0, i;
+  char **lines = read_lines (cfg->file, &n), *restored = NULL;
+  int r = -1;
+
+  if (!lines) {
+    snprintf (err, errlen, "%s: %s", cfg->file, strerror (errno));
+    return -1;
+  }
+  for (i = 0; i < n && !restored_line (cfg, lines[i], path, &restored); i++)
+    ;
+  if (i < n) {
+    free (lines[i]);
+    lines[i] = restored;
+    r = write_lines (cfg->file, lines, n, err, errlen);
+  }
+  else if (names_member (cfg, lines, n, path))
+    r = 0; /* never removed: its line names it still */
+  else
+    snprintf (err, errlen,
+              "%s: no line says 'member = missing # removed by nbdraid: "
+              "%s'; put the device's member line back by hand",
+              cfg->file, path);
+  free_lines (lines, n);
+  return r;
+}
+
 int
 raid_config_reorder (struct raid_config *cfg, const unsigned *order,
                      char *err, size_t errlen)

@@ -159,6 +159,12 @@ int raid_parse_duration_ms (const char *s, uint64_t *ms);
  * or -1 with err. */
 int raid_config_add_spare (const struct raid_config *cfg, const char *path,
                            char *err, size_t errlen);
+/* After nbdraid re-add: the member line a remove made say missing for
+ * PATH ("member = missing ... # removed by nbdraid: PATH") names PATH
+ * again.  0, or -1 with err (no such line: the device would not be
+ * found at the next start). */
+int raid_config_restore_device (const struct raid_config *cfg, const char *path,
+                                char *err, size_t errlen);
 int raid_config_drop_device (const struct raid_config *cfg, const char *path,
                              char *err, size_t errlen);
 /* After nbdraid grow --level: the [array] section's level, layout and

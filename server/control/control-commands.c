@@ -682,6 +682,11 @@ control_command (struct control *c, struct raid_array *a,
   else if (strcmp (w[0], "re-add") == 0 && n == 2) {
     r = raid_admin_readd (t.a, w[1], err, sizeof err);
     snprintf (done, sizeof done, "re-added %s", w[1]);
+    /* The device's line said missing since its remove: it names it
+     * again, or the next start would leave it out. */
+    if (r == 0
+        && raid_config_restore_device (t.cfg, w[1], err, sizeof err) == -1)
+      snprintf (done, sizeof done, "re-added %s; but %s", w[1], err);
     answer (fp, r, err, done);
     control_kick (c);
   }
