@@ -32,7 +32,7 @@ cases=(
   "super_offset|144|Q|0|super_offset 0 is not 8"
   "data_offset|128|Q|12|data_offset 12 overlaps the superblock"
   "data_size|136|Q|$((data_size + 1000000))|member too small: data_offset 2048 + data_size $((data_size + 1000000)) sectors end past its 16384 sectors"
-  "level|72|i|4|level 4, layout 2, raid_disks 3, chunksize 128, size $size: RAID level 4 is not supported"
+  "level|72|i|3|level 3, layout 2, raid_disks 3, chunksize 128, size $size: RAID level 3 is not supported"
   "layout|76|I|9|level 5, layout 9, raid_disks 3, chunksize 128, size $size: RAID5 layout 9 is not supported"
   "raid_disks|92|I|1|level 5, layout 2, raid_disks 1, chunksize 128, size $size: RAID5 left-symmetric needs 2 to 128 members, not 1"
   "chunksize|88|I|100|level 5, layout 2, raid_disks 3, chunksize 100, size $size: chunk 51200 must be a power of two from 4K to 1G"
