@@ -11,6 +11,9 @@
  * role no device fills is missing.  The
  * array starts when the level tolerates what is not there; roles the
  * superblocks still count on need degraded=true (mdadm --run).
+ *
+ * The devices are opened in candidates.c and placed in place.c; here
+ * the array is checked, built on them and started.
  */
 #include <config.h>
 
@@ -21,11 +24,12 @@
 #include <string.h>
 
 #include "array.h"
+#include "candidates.h"
 #include "consistency.h"
 #include "controllers.h"
 #include "levels.h"
+#include "place.h"
 #include "shared-spares.h"
-#include "superblock-io.h"
 
 /* Threads in the member I/O pool: enough for each of nbdkit's 16
  * threads (its default) to have all of a request's member operations
@@ -37,147 +41,6 @@ pool_threads (unsigned members)
 {
   unsigned n = 16 * (members - 1);
   return n < 4 ? 4 : n > 64 ? 64 : n;
-}
-
-/* Nested arrays: what resolving an "array:NAME" member needs. */
-struct nest {
-  const struct raid_config *top;        /* every nested array's config */
-  const struct raid_options *opts;
-  struct raid_array *parent;            /* owns what it assembles */
-};
-
-/* The member layer's open_nested: assemble the nested array an
- * "array:NAME" member names, as a child of the parent, and wrap it. */
-static struct member *
-open_nested (void *ctx, const char *spec, const char *name, char *err,
-             size_t errlen)
-{
-  struct nest *n = ctx;
-  const struct raid_config *g = raid_config_find_group (n->top, name);
-  struct raid_array *child;
-
-  if (!g) {
-    snprintf (err, errlen, "%s: no such nested array", spec);
-    return NULL;
-  }
-  child = array_assemble (g, n->top, n->opts, err, errlen);
-  if (!child)
-    return NULL;
-  n->parent->children[n->parent->nchildren++] = child;
-  return member_array_open (child, spec, err, errlen);
-}
-
-/* A device the config lists, before it has a place. */
-/* The device flags a config line may give. */
-#define DEVFLAGS (RAID_DEVFLAG_WRITE_MOSTLY | RAID_DEVFLAG_FAILFAST)
-
-struct candidate {
-  struct raid_slot s;
-  const struct raid_member_spec *spec;
-  bool placed;
-  bool flags_changed;           /* its line's flags differ from its sb's */
-};
-
-/* Open a device and read its superblock.  One that cannot be opened or
- * holds no valid superblock is left without io, with the reason. */
-static int
-open_candidate (struct candidate *c, const struct raid_config *cfg,
-                const struct raid_options *opts, struct nest *nest)
-{
-  struct raid_slot *slot = &c->s;
-  struct member_open_options mo;
-  size_t plen = strlen (c->spec->path);
-  char err[512];
-  bool none;
-
-  member_options_from_config (cfg, opts->readonly, &mo);
-  mo.failfast = c->spec->devflags & RAID_DEVFLAG_FAILFAST;
-  mo.open_nested = open_nested;
-  mo.nested_ctx = nest;
-  slot->state = SLOT_MISSING;
-  slot->path = strdup (c->spec->path);
-  if (c->spec->controller)
-    slot->controller = strdup (c->spec->controller);
-  if (!slot->path || (c->spec->controller && !slot->controller))
-    return -1;
-  if (c->spec->missing) {
-    snprintf (slot->why, sizeof slot->why, "removed: the config's line "
-              "for the role says missing");
-    return 0;
-  }
-  slot->io = member_open (c->spec->path, &mo, err, sizeof err);
-  if (!slot->io) {
-    /* err names the path already; keep what follows it */
-    snprintf (slot->why, sizeof slot->why, "%.250s",
-              strncmp (err, c->spec->path, plen) == 0 ? err + plen + 2 : err);
-    return 0;
-  }
-  if (md_sb_read (slot->io, &slot->sb, &none, err, sizeof err) == -1) {
-    snprintf (slot->why, sizeof slot->why, "%s",
-              none ? "no md superblock" : err + plen + 2);
-    member_close (slot->io);
-    slot->io = NULL;
-    return 0;
-  }
-  slot->data_offset_bytes = slot->sb.data_offset_sectors * 512;
-  slot->state = SLOT_ACTIVE;    /* for now: judged against the others */
-  /* The config's flags are the admin's word: the superblocks take
-   * them at the next write (flags_changed). */
-  if ((slot->sb.devflags & DEVFLAGS) != c->spec->devflags) {
-    slot->sb.devflags = (slot->sb.devflags & ~DEVFLAGS) | c->spec->devflags;
-    c->flags_changed = true;
-  }
-  return 0;
-}
-
-/* Close a slot's device and free its strings, leaving it empty. */
-static void
-free_slot (struct raid_slot *s)
-{
-  member_close (s->io);
-  free (s->path);
-  free (s->controller);
-  memset (s, 0, sizeof *s);
-}
-
-/* The candidate whose superblock speaks for the array: among the
- * devices of the array most of them belong to, the freshest. */
-static int
-pick_reference (const struct candidate *c, unsigned n)
-{
-  unsigned i, j, votes, best_votes = 0;
-  int ref = -1;
-
-  for (i = 0; i < n; i++) {
-    if (!c[i].s.io)
-      continue;
-    for (votes = 0, j = 0; j < n; j++)
-      votes += c[j].s.io &&
-        memcmp (c[i].s.sb.set_uuid, c[j].s.sb.set_uuid, 16) == 0;
-    if (votes > best_votes ||
-        (votes == best_votes && c[i].s.sb.events > c[ref].s.sb.events)) {
-      best_votes = votes;
-      ref = (int) i;
-    }
-  }
-  return ref;
-}
-
-/* Refuse a config listing one file or device twice, by two names. */
-static int
-check_distinct (const struct candidate *c, unsigned n, char *err,
-                size_t errlen)
-{
-  struct member *m[2 * RAID_MAX_MEMBERS];
-  unsigned i, x, y;
-
-  for (i = 0; i < n; i++)
-    m[i] = c[i].s.io;
-  if (member_find_duplicate (m, n, &x, &y))
-    return array_refuse (err, errlen, "%s and %s are the same %s",
-                         c[x].spec->path, c[y].spec->path,
-                         m[x]->identity[0] ? "file" : "device");
-  return 0;
 }
 
 /* The layout and chunk the array has, or takes in the reshape under
@@ -270,180 +133,6 @@ check_geometry (const struct md_superblock *sb, const struct raid_config *cfg,
                          "config needs consistency-policy = journal and "
                          "[members] journal = PATH",
                          cfg->file);
-  return 0;
-}
-
-/* Where the reference puts a device: a role, MD_ROLE_SPARE or
- * MD_ROLE_FAULTY.  A device the reference does not know keeps the role
- * its own superblock claims. */
-static uint16_t
-reference_role (const struct md_superblock *ref, const struct raid_slot *s)
-{
-  if (s->sb.dev_number < ref->max_dev)
-    return ref->dev_roles[s->sb.dev_number];
-  return md_sb_role (&s->sb);
-}
-
-/* Put a candidate in role r; the fresher of two claimants wins. */
-static int
-claim_role (struct raid_array *a, struct candidate *c, unsigned r,
-            const struct md_superblock *ref, struct candidate **holder,
-            char *err, size_t errlen)
-{
-  struct candidate *h = holder[r];
-
-  if (h && h->s.sb.events == c->s.sb.events)
-    return array_refuse (err, errlen,
-                         "%s and %s both claim role %u of array %s",
-                         h->spec->path, c->spec->path, r, a->name);
-  if (h && h->s.sb.events > c->s.sb.events)
-    return 0;                   /* c stays outside, as stale */
-  if (h)
-    h->placed = false;
-  holder[r] = c;
-  c->placed = true;
-  if (c->s.sb.events + 1 < ref->events) {
-    c->s.state = SLOT_MISSING;
-    snprintf (c->s.why, sizeof c->s.why, "stale: events %" PRIu64 ", the "
-              "array is at %" PRIu64 "; needs recovery", c->s.sb.events,
-              ref->events);
-  }
-  else if (c->s.sb.feature_map & MD_FEATURE_RECOVERY_OFFSET) {
-    c->s.state = SLOT_RECOVERING;
-    c->s.front = c->s.sb.recovery_offset_sectors * 512;
-  }
-  return 0;
-}
-
-/* A role no device fills.  It takes the reference's view of the array,
- * under the device number the reference still gives the role, so its
- * loss can be recorded; if no device holds the role any more, the loss
- * is on record already (dev_number = max_dev).  The config's member line
- * of the same position says what happened to it. */
-static void
-empty_role (struct raid_slot *slot, const struct candidate *line,
-            const struct md_superblock *ref, unsigned role)
-{
-  uint32_t dev;
-
-  slot->state = SLOT_MISSING;
-  slot->path = strdup (line->spec->path);
-  snprintf (slot->why, sizeof slot->why, "%s", !line->placed && !line->s.io
-            ? line->s.why : "no device holds this role");
-  slot->sb = *ref;
-  for (dev = 0; dev < ref->max_dev; dev++)
-    if (ref->dev_roles[dev] == role)
-      break;
-  slot->sb.dev_number = dev;
-  if (dev == ref->max_dev) {
-    slot->state = SLOT_FAULTY;
-    snprintf (slot->why, sizeof slot->why, "recorded as failed in the "
-              "superblocks; now: %.180s", !line->placed && !line->s.io
-              ? line->s.why : "no device holds this role");
-  }
-}
-
-/* Same array, or refuse: a wrong disk in the config is an admin's
- * mistake, not a failure to run through.  Then give every device its
- * place. */
-static int
-place_devices (struct raid_array *a, const struct raid_config *cfg,
-               struct candidate *c, unsigned n,
-               const struct md_superblock *ref, char *err, size_t errlen)
-{
-  struct candidate *holder[RAID_MAX_MEMBERS] = { NULL };
-  char want[36], got[36];
-  unsigned i;
-
-  for (i = 0; i < n; i++) {
-    struct raid_slot *s = &c[i].s;
-    uint16_t role;
-
-    if (!s->io)
-      continue;
-    if (memcmp (s->sb.set_uuid, ref->set_uuid, 16) != 0) {
-      md_uuid_format (ref->set_uuid, want);
-      md_uuid_format (s->sb.set_uuid, got);
-      return array_refuse (err, errlen,
-                           "%s belongs to array %s (%s), not to "
-                           "array %s (%s) like the other members",
-                           c[i].spec->path, got, s->sb.set_name, want,
-                           ref->set_name);
-    }
-    role = reference_role (ref, s);
-    if (role < a->geo.members) {
-      if (claim_role (a, &c[i], role, ref, holder, err, errlen))
-        return -1;
-    }
-    else if (role == MD_ROLE_FAULTY) {
-      s->state = SLOT_FAULTY;
-      snprintf (s->why, sizeof s->why, "recorded as faulty in the "
-                "superblocks (events %" PRIu64 ")", ref->events);
-      /* In its old role, if nothing else claims it, for the picture. */
-      role = md_sb_role (&s->sb);
-      if (role < a->geo.members && !holder[role]) {
-        holder[role] = &c[i];
-        c[i].placed = true;
-      }
-    }
-    else if (role != MD_ROLE_SPARE)
-      return array_refuse (err, errlen, "%s: role 0x%x is not supported",
-                           c[i].spec->path, role);
-  }
-  for (i = 0; i < a->geo.members; i++) {
-    if (holder[i]) {
-      a->slots[i] = holder[i]->s;
-      holder[i]->s.io = NULL;
-      holder[i]->s.path = holder[i]->s.controller = NULL;
-      continue;
-    }
-    if (i < cfg->nmembers)
-      empty_role (&a->slots[i], &c[i], ref, i);
-    else {
-      /* A growing RAID0's RAID4 parity role: no line, never a device. */
-      a->slots[i].state = SLOT_FAULTY;
-      a->slots[i].sb = *ref;
-      a->slots[i].sb.dev_number = ref->max_dev;
-      snprintf (a->slots[i].why, sizeof a->slots[i].why,
-                "the parity role of the RAID4 a RAID0 grows as");
-    }
-  }
-  return 0;
-}
-
-/* The devices outside the roles: spares, and stale or faulty ones. */
-static int
-keep_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
-               const struct md_superblock *ref)
-{
-  unsigned i;
-
-  a->spares = calloc (RAID_MAX_MEMBERS, sizeof *a->spares);
-  if (!a->spares)
-    return -1;
-  for (i = 0; i < n; i++) {
-    struct raid_slot *s = &c[i].s;
-    /* Member lines that could not be read speak for their role. */
-    if (c[i].placed || !s->path || (!s->io && i < a->geo.members))
-      continue;
-    if (a->nspares == RAID_MAX_MEMBERS)
-      break;
-    if (s->io && s->state == SLOT_ACTIVE &&
-        reference_role (ref, s) != MD_ROLE_SPARE) {
-      s->state = SLOT_MISSING;
-      snprintf (s->why, sizeof s->why, "stale copy of role %u (events %"
-                PRIu64 ", the array is at %" PRIu64 ")",
-                reference_role (ref, s), s->sb.events, ref->events);
-    }
-    else if (s->io && s->sb.events < ref->events)
-      s->sb.events = ref->events;       /* a spare holds no data */
-    else if (!s->io)
-      array_log (a, RAID_LOG_ERROR, "array %s: %s is not usable: %s",
-                 a->name, s->path, s->why);
-    a->spares[a->nspares++] = *s;
-    s->io = NULL;
-    s->path = s->controller = NULL;
-  }
   return 0;
 }
 
@@ -700,14 +389,14 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   for (i = 0; i < n; i++) {
     c[i].spec = i < cfg->nmembers ? &cfg->members[i]
       : i < own ? &cfg->spares[i - cfg->nmembers] : &top->spares[i - own];
-    if (open_candidate (&c[i], cfg, opts, &nest)) {
+    if (candidate_open (&c[i], cfg, opts, &nest)) {
       array_refuse (err, errlen, "%s", strerror (ENOMEM));
       goto fail;
     }
   }
-  if (check_distinct (c, n, err, errlen))
+  if (candidates_check_distinct (c, n, err, errlen))
     goto fail;
-  r = pick_reference (c, own);
+  r = candidates_reference (c, own);
   if (r < 0) {
     array_refuse (err, errlen,
                   "array %s: no device holds a readable md "
@@ -720,13 +409,13 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   snprintf (a->name, sizeof a->name, "%s", ref->set_name);
   for (i = own; i < n; i++)
     if (!c[i].s.io || memcmp (c[i].s.sb.set_uuid, ref->set_uuid, 16) != 0)
-      free_slot (&c[i].s);      /* free, or another nested array's */
+      slot_free (&c[i].s); /* free, or another nested array's */
   a->geo.members = ref->raid_disks > cfg->nmembers && raid0_growing (ref, cfg)
                        ? ref->raid_disks
                        : cfg->nmembers;
-  if (check_geometry (ref, cfg, err, errlen) ||
-      place_devices (a, cfg, c, n, ref, err, errlen) ||
-      keep_the_rest (a, c, n, ref))
+  if (check_geometry (ref, cfg, err, errlen)
+      || place_devices (a, cfg, c, n, ref, err, errlen)
+      || place_the_rest (a, c, n, ref))
     goto fail;
 
   a->geo.level = ref->level;
@@ -770,13 +459,13 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     goto fail;
   }
   for (i = 0; i < n; i++)
-    free_slot (&c[i].s);
+    slot_free (&c[i].s);
   free (c);
   return a;
 
  fail:
   for (i = 0; i < n; i++)
-    free_slot (&c[i].s);
+    slot_free (&c[i].s);
   free (c);
   raid_close (a);
   return NULL;
@@ -813,9 +502,9 @@ raid_close (struct raid_array *a)
   behind_free (a);
   job_buffers_free (&a->job_buffers);
   for (i = 0; i < a->geo.members && a->slots; i++)
-    free_slot (&a->slots[i]);
+    slot_free (&a->slots[i]);
   for (i = 0; i < a->nspares; i++)
-    free_slot (&a->spares[i]);
+    slot_free (&a->spares[i]);
   retired_close_all (&a->retired);
   /* Nested arrays last: the outer array's clean stop wrote through
    * them. */

@@ -6,8 +6,10 @@
 noinst_LTLIBRARIES += %reldir%/libassemble.la
 %canon_reldir%_libassemble_la_SOURCES = \
 	%reldir%/assemble.c \
+	%reldir%/candidates.c %reldir%/candidates.h \
 	%reldir%/consistency.c %reldir%/consistency.h \
 	%reldir%/create.c \
+	%reldir%/place.c %reldir%/place.h \
 	%reldir%/scan.c \
 	%reldir%/examine-array.c
 %canon_reldir%_libassemble_la_CPPFLAGS = $(ASSEMBLE_INCLUDES)

@@ -6,6 +6,7 @@ noinst_LTLIBRARIES += %reldir%/liblevels.la
 	%reldir%/io-copies.c \
 	%reldir%/io-parity.c \
 	%reldir%/levels.c %reldir%/levels.h \
+	%reldir%/parity-segment.c %reldir%/parity-segment.h \
 	%reldir%/parity-state.c \
 	%reldir%/read-latency.c %reldir%/read-latency.h \
 	%reldir%/read-parity.c \

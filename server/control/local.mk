@@ -7,6 +7,7 @@ noinst_LTLIBRARIES += %reldir%/libcontrol.la
 	%reldir%/control.c %reldir%/control.h \
 	%reldir%/control-commands.c \
 	%reldir%/control-parse.c \
+	%reldir%/control-status.c %reldir%/control-status.h \
 	%reldir%/detail.c %reldir%/detail.h \
 	%reldir%/prometheus.c %reldir%/prometheus.h \
 	server/json/json.c server/json/json.h
