@@ -3,8 +3,9 @@
 # a guest, mdadm makes a 3-member RAID5 with a spare and takes it to a
 # 4-member RAID6 with mdadm --grow --level=6 --layout=preserve (md's
 # raid6_takeover: left-symmetric-6, the spare recovered as Q), and a
-# 2-member RAID1 to RAID5 with mdadm --grow --level=5; with the data
-# written before.  nbdkit raid serves each at the level, layout and
+# 2-member RAID1 to RAID5 with mdadm --grow --level=5, and a 3-member
+# RAID0 to RAID4 with mdadm --grow --level=4 (raid45_takeover_raid0),
+# a disk added then built as its parity; with the data written before.  nbdkit raid serves each at the level, layout and
 # chunk mdadm --examine gives, every byte equal; new data goes in
 # through nbdraid, and in a second boot md assembles each, its check
 # finds no mismatch and it holds the new data.
@@ -18,7 +19,8 @@ requires_guest
 
 # name level members members-after grow-options
 specs="m56 5 3 4 --level=6 --raid-devices=4 --layout=preserve
-m15 1 2 2 --level=5"
+m15 1 2 2 --level=5
+m04 0 3 4 --level=4"
 
 seeded_data "$T/src.img" $((24 << 20)) md-takeover
 disks=(--disk "src=$T/src.img") table=""
@@ -34,17 +36,22 @@ while read -r a level n after opts; do
   [ -n "\$a" ] || continue
   md=md\$k
   k=\$((k + 1))
-  md_create "\$a" \$md --level=\$level --raid-devices=\$n --bitmap=none \$(members \$a \$n) || continue
+  bm=--bitmap=none # a RAID0 has none to refuse
+  [ "\$level" != 0 ] || bm=
+  md_create "\$a" \$md --level=\$level --raid-devices=\$n \$bm \$(members \$a \$n) || continue
   wait_idle \$md || fail "\$a: resync did not finish"
   size=\$(blockdev --getsize64 /dev/\$md)
   head -c \$size /dev/disk/src > /dev/\$md
   sync
-  [ "\$after" = "\$n" ] || mdadm /dev/\$md --add /dev/disk/\$a-\$n > /dev/null 2>&1 ||
-    fail "\$a: mdadm --add"
+  # A RAID0 takes no spare: the parity disk goes in once it is a RAID4.
+  [ "\$after" = "\$n" ] || [ "\$level" = 0 ] ||
+    mdadm /dev/\$md --add /dev/disk/\$a-\$n > /dev/null 2>&1 || fail "\$a: mdadm --add"
   if ! out=\$(mdadm --grow /dev/\$md \$opts 2>&1 < /dev/null); then
     fail "\$a: mdadm --grow \$opts: \$out"
     continue
   fi
+  [ "\$level" != 0 ] ||
+    mdadm /dev/\$md --add /dev/disk/\$a-\$n > /dev/null 2>&1 || fail "\$a: mdadm --add"
   wait_idle \$md || fail "\$a: recovery did not finish"
   echo "\$a: md is \$(cat /sys/block/\$md/md/level) of \$(cat /sys/block/\$md/md/raid_disks), layout \$(cat /sys/block/\$md/md/layout)"
   md_stop "\$a" \$md
