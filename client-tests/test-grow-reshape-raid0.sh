@@ -17,6 +17,7 @@ requires nbdcopy
 requires nbdinfo
 requires fio
 fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
+. "$abs_top_srcdir/client-tests/lib/reshape-under-fio.sh"
 
 new_array r0 0 - 64K 4 34M
 dir=$T/r0
@@ -30,12 +31,7 @@ offset0=$(mdadm --examine "$dir/d0.img" 2>/dev/null | sed -n 's/ *Data Offset : 
 truncate -s 34M "$dir/d4.img"
 "$NBDRAID" add "$conf" "$dir/d4.img" > /dev/null || die "add refused"
 
-fio --name=reshape --ioengine=nbd --uri="$uri" --rw=randwrite \
-  --bsrange=4k-64k --iodepth=16 --size="$half" --loops=2 \
-  --verify=crc32c --verify_state_save=0 --do_verify=1 --verify_fatal=1 \
-  --randrepeat=0 --output="$T/fio.out" > /dev/null 2>&1 &
-fio_pid=$!
-sleep 0.5
+fio_on_half "$half"
 out=$("$NBDRAID" grow "$conf" --raid-devices 5) || die "grow refused: $out"
 echo "$out"
 wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
@@ -56,31 +52,14 @@ cmp -n "$((size - half))" -i "$half:$half" "$T/data" "$T/out" ||
   die "the data written before the reshape differs mid-way"
 
 # kill -9 mid-way: it resumes where the superblocks say.
-status_is "j['job']['kind'] == 'reshape'" || die "the reshape ended before the crash"
-crash_server
-start_server "$conf"
-grep -q "resumes at new stripe" "$T/nbdkit.log" || die "the reshape did not resume"
-"$NBDRAID" speed-limit "$conf" 0 0 > /dev/null
-"$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
+crash_mid_reshape
 wait_status 60 "j['job']['kind'] == 'idle' and j['level'] == 0 and j['members'] == 5 and j['working'] == 5"
 grep -q "reshape finished: 5 members" "$T/nbdkit.log" || die "no reshape finished in the log"
 new=$(export_size)
 [ "$new" = $((size / 4 * 5)) ] || die "the array is $new bytes, not $((size / 4 * 5))"
 grep -qx "level = 0" "$conf" && [ "$(grep -c '^member = ' "$conf")" = 5 ] &&
   ! grep -q '^spare' "$conf" || die "the config does not list 5 members: $(cat "$conf")"
-nbdcopy "$uri" "$T/out"
-cmp -n "$((size - half))" -i "$half:$half" "$T/data" "$T/out" ||
-  die "the data written before the reshape differs after it"
-cmp -n "$((new - size))" -i "$size:$size" "$T/out" /dev/zero ||
-  die "the new space does not read as zeros"
-stop_server
-start_server "$conf"
-[ "$(export_size)" = "$new" ] || die "reassembled at $(export_size) bytes, not $new"
-nbdcopy "$uri" "$T/out2"
-cmp "$T/out" "$T/out2" || die "data differs after a restart"
-stop_server
-members=$(member_paths "$dir" 5)
-check_members_hold "$T/out"
+reshaped_holds "$size" "$new" "$half" "$dir" 5
 if command -v mdadm > /dev/null; then
   for m in $members; do
     mdadm --examine "$m" > "$T/examine" 2>&1

@@ -7,7 +7,10 @@
 # delta_disks 1 and each member's data offset moving back).  In a
 # guest md assembles the five members, finishes the reshape, and the
 # array is the bigger size, holds the data written before (the new
-# space zeros) and a check finds no mismatch.  A RAID0
+# space zeros) and a check finds no mismatch.  A RAID5 made a RAID6
+# of five (RESHAPE_GROW="--level 6 --layout left-symmetric":
+# test-interop-reshape-raid5-raid6.sh) reshapes with its new Q role
+# filled by the spare, valid as far as the reshape went.  A RAID0
 # (RESHAPE_LEVEL=0: test-interop-reshape-raid0.sh) grows as md grows
 # one, a RAID4 without its parity: md finishes that RAID4, degraded
 # (nothing to check), and mdadm --grow --level=0 makes it a RAID0 of
@@ -26,6 +29,7 @@ layout=left-symmetric
 grow=${RESHAPE_GROW:---raid-devices 5}
 n=4
 [ "${grow%% *}" = --raid-devices ] && n=5
+[ "${grow%% *}" = --level ] && n=5 # a spare becomes Q
 
 interop_config "$T/$name" "$level" "$layout" 64K 4 24M none
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
@@ -47,7 +51,7 @@ wait_status 60 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 8 * 
 stop_server
 grep -q "reshape finished" "$T/nbdkit.log" && die "the reshape finished before the stop"
 new=$size
-[ $n = 5 ] && new=$((size / data_members * (data_members + 1)))
+[ "${grow%% *}" = --raid-devices ] && new=$((size / data_members * (data_members + 1)))
 truncate -s "$new" "$T/data"
 sum=$(md5 "$T/data")
 

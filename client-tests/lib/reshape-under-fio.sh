@@ -36,12 +36,7 @@ reshape_under_fio () {
     grown=$((size / data_members * (data_members + 1)))
   fi
 
-  fio --name=reshape --ioengine=nbd --uri="$uri" --rw=randwrite \
-    --bsrange=4k-64k --iodepth=16 --size="$half" --loops=2 \
-    --verify=crc32c --verify_state_save=0 --do_verify=1 --verify_fatal=1 \
-    --randrepeat=0 --output="$T/fio.out" > /dev/null 2>&1 &
-  fio_pid=$!
-  sleep 0.5
+  fio_on_half "$half"
   out=$("$NBDRAID" grow "$conf" "$option" "$value") || die "grow refused: $out"
   echo "$out"
   wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
@@ -75,20 +70,7 @@ reshape_under_fio () {
   "$NBDRAID" check "$conf" > /dev/null || die "check refused"
   wait_status 60 "j['job']['kind'] == 'idle'"
   status_is "j['mismatches'] == 0" || die "mismatches after the reshape: $(status_json)"
-  nbdcopy "$uri" "$T/out"
-  cmp -n "$((size - half))" -i "$half:$half" "$T/data" "$T/out" ||
-    die "the data written before the reshape differs after it"
-  cmp -n "$((new - size))" -i "$size:$size" "$T/out" /dev/zero ||
-    die "the new space does not read as zeros"
-  stop_server
-
-  start_server "$conf"
-  [ "$(export_size)" = "$new" ] || die "reassembled at $(export_size) bytes, not $new"
-  nbdcopy "$uri" "$T/out2"
-  cmp "$T/out" "$T/out2" || die "data differs after a restart"
-  stop_server
-  members=$(member_paths "$dir" $n)
-  check_members_hold "$T/out"
+  reshaped_holds "$size" "$new" "$half" "$dir" "$n"
   if command -v mdadm > /dev/null; then
     for m in $members; do
       mdadm --examine "$m" > "$T/examine" 2>&1
@@ -107,4 +89,50 @@ reshape_under_fio () {
   fi
   rm -f "$T/data" "$T/out" "$T/out2" "$T/model.img"
   echo "ok: RAID$level grow $option $value under fio, $size -> $new bytes"
+}
+
+# reshaped_holds SIZE NEW HALF DIR N: after a reshape from SIZE to NEW
+# bytes of the array served at $uri, whose bytes from HALF on are
+# $T/data's: they still are, the new space reads as zeros, the array
+# assembles again with the same bytes (in $T/out), and the N members
+# in DIR match md's layout (md-model.py).  The server is stopped.
+reshaped_holds () {
+  local size=$1 new=$2 half=$3 dir=$4 n=$5
+  nbdcopy "$uri" "$T/out"
+  cmp -n "$((size - half))" -i "$half:$half" "$T/data" "$T/out" ||
+    die "the data written before the reshape differs after it"
+  cmp -n "$((new - size))" -i "$size:$size" "$T/out" /dev/zero ||
+    die "the new space does not read as zeros"
+  stop_server
+  start_server "$conf"
+  [ "$(export_size)" = "$new" ] || die "reassembled at $(export_size) bytes, not $new"
+  nbdcopy "$uri" "$T/out2"
+  cmp "$T/out" "$T/out2" || die "data differs after a restart"
+  stop_server
+  members=$(member_paths "$dir" "$n")
+  check_members_hold "$T/out"
+}
+
+# fio_on_half HALF: fio (crc32c verify) writes and checks the array's
+# first HALF bytes at $uri, twice, in the background (fio_pid; its
+# output in $T/fio.out).
+fio_on_half () {
+  fio --name=reshape --ioengine=nbd --uri="$uri" --rw=randwrite \
+    --bsrange=4k-64k --iodepth=16 --size="$1" --loops=2 \
+    --verify=crc32c --verify_state_save=0 --do_verify=1 --verify_fatal=1 \
+    --randrepeat=0 --output="$T/fio.out" > /dev/null 2>&1 &
+  fio_pid=$!
+  sleep 0.5
+}
+
+# crash_mid_reshape: kill -9 the server while its reshape runs, start
+# it again: the reshape resumes where the superblocks say, and runs to
+# its end unthrottled.
+crash_mid_reshape () {
+  status_is "j['job']['kind'] == 'reshape'" || die "the reshape ended before the crash"
+  crash_server
+  start_server "$conf"
+  grep -q "resumes at new stripe" "$T/nbdkit.log" || die "the reshape did not resume"
+  "$NBDRAID" speed-limit "$conf" 0 0 > /dev/null
+  "$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
 }

@@ -192,7 +192,8 @@ raid_admin_grow_devices (struct raid_array *a, const char *count, char *changed,
   if (a->geo.level == 0 || a->geo.level == 5 || a->geo.level == 6)
     return raid_admin_reshape (
         a,
-        &(struct reshape_target){ .members = (unsigned)n,
+        &(struct reshape_target){ .level = a->geo.level,
+                                  .members = (unsigned)n,
                                   .chunk_bytes = a->geo.chunk_bytes,
                                   .layout = a->geo.layout },
         changed, changedlen, done, donelen, err, errlen);

@@ -207,6 +207,22 @@ through_raid4 (struct raid_geometry *old, struct raid_geometry *g, char *err,
   return 0;
 }
 
+/* A RAID5 becomes a RAID6 of one more member as md makes it without
+ * --layout=preserve (raid6_takeover, then a reshape): a RAID6 of the
+ * RAID5's layout with -6, its Q role, the last, filled by a spare
+ * fresh, restriped into the layout asked for, P and Q of every new
+ * stripe written whole, so Q is never built on its own.  old becomes
+ * that RAID6. */
+static int
+through_raid6 (struct raid_geometry *old, char *err, size_t errlen)
+{
+  old->level = 6;
+  if (old->layout != LAYOUT_PARITY_N)
+    old->layout += LAYOUT_RAID6_OFFSET;
+  old->members++;
+  return geometry_init (old, err, errlen);
+}
+
 /* With requests held and the array quiesced, sb_lock held: the spares
  * take roles old..n-1, in sync (they hold no old data; the reshape
  * writes all of theirs), the geometry becomes the new one at the old
@@ -220,20 +236,23 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   struct raid_reshape *r = &a->reshape;
   struct raid_geometry g = a->geo, old = a->geo;
   const bool raid0 = a->geo.level == 0;
+  const bool to_raid6 = a->geo.level == 5 && to->level == 6;
   const unsigned n = to->members;
   unsigned m;
 
+  g.level = to->level;
   g.members = n;
   g.chunk_bytes = to->chunk_bytes;
   g.layout = to->layout;
   if ((raid0 && through_raid4 (&old, &g, err, errlen) == -1)
+      || (to_raid6 && through_raid6 (&old, err, errlen) == -1)
       || geometry_init (&g, err, errlen) == -1)
     return -1;
   if (a->ops->teardown)
     a->ops->teardown (a);
   a->level_state = NULL;
   memset (&r->fresh, 0, sizeof r->fresh);
-  if (raid0)
+  if (raid0 || to_raid6)
     member_set_add (&r->fresh, a->geo.members);
   for (m = a->geo.members; m < n; m++) {
     a->geo.members = m + 1;

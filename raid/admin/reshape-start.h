@@ -7,8 +7,10 @@
 
 #include "array.h"
 
-/* The shape a reshape makes. */
+/* The shape a reshape makes.  A level other than the array's: a RAID5
+ * becoming a RAID6 of one more member (grow-shape.c). */
 struct reshape_target {
+  int level;
   unsigned members;
   uint64_t chunk_bytes;
   uint32_t layout;

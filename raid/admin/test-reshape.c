@@ -1,6 +1,7 @@
 /* nbdraid: grow --raid-devices on a RAID0 (through RAID4, as md), a
  * RAID5 and a RAID6 (a reshape from 4 to 5 members), with and without
- * a bitmap, and grow --chunk (larger and smaller) and --layout:
+ * a bitmap, grow --chunk (larger and smaller) and --layout, and
+ * --level 6 --layout of a RAID5 (its spare the fresh Q):
  * mid-way, reads and writes on both sides of
  * the front give back what was written; the array stopped there
  * assembles again mid-reshape at its old size, the reshape resumes and
@@ -149,6 +150,9 @@ start_reshape (struct raid_array *a, const struct reshape_case *k, char *err,
   if (strcmp (k->option, "--raid-devices") == 0)
     return raid_admin_grow_devices (a, k->value, changed, sizeof changed, done,
                                     sizeof done, err, errlen);
+  if (strcmp (k->option, "--level") == 0) /* 6, into layout value */
+    return raid_admin_grow_raid6 (a, k->value, changed, sizeof changed, done,
+                                  sizeof done, err, errlen);
   return raid_admin_grow_shape (a, k->option, k->value, done, sizeof done, err,
                                 errlen);
 }
@@ -158,7 +162,8 @@ run_case (const char *dir, const struct reshape_case *k)
 {
   const char *name = k->name, *keys = k->keys, *fails = k->fails;
   const bool more = strcmp (k->option, "--raid-devices") == 0;
-  const unsigned members = more ? 5 : 4;
+  const bool to_raid6 = strcmp (k->option, "--level") == 0;
+  const unsigned members = more || to_raid6 ? 5 : 4;
   const unsigned working = members - (unsigned)(strlen (fails) + 1) / 2;
   const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg, cfg2;
@@ -194,7 +199,7 @@ run_case (const char *dir, const struct reshape_case *k)
   }
   close (fd);
   if (raid_write (a, data, old_size, 0, true) == -1
-      || (more && raid_admin_add (a, path, err, sizeof err) == -1)
+      || ((more || to_raid6) && raid_admin_add (a, path, err, sizeof err) == -1)
       || start_reshape (a, k, err, sizeof err) == -1) {
     fail ("%s: %s", name, err);
     goto out;
@@ -243,7 +248,7 @@ run_case (const char *dir, const struct reshape_case *k)
     ;
   raid_get_status (a, st);
   if (!st->synced || st->mismatches || st->members != members
-      || st->level != cfg.level || raid_status_working (st) != working) {
+      || st->level != cfg2.level || raid_status_working (st) != working) {
     fail ("%s: after the reshape: RAID%d, synced %d, %" PRIu64 " mismatches, "
           "%u of %u working",
           name, st->level, st->synced, st->mismatches, raid_status_working (st),
@@ -266,6 +271,9 @@ out:
 static const struct reshape_case cases[] = {
   { "raid0", "level = 0\nchunk = 16K\n", "level = 0\nchunk = 16K\n", 4,
     "--raid-devices", "5", "" },
+  { "raid5-raid6", "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n",
+    "level = 6\nchunk = 32K\nlayout = left-symmetric\nbitmap-chunk = 64K\n", 3,
+    "--level", "left-symmetric", "" },
   { "bitmap", "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n",
     "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n", 3, "--raid-devices", "5",
     "" },

@@ -486,7 +486,7 @@ reshape_mark_fresh (struct raid_array *a, const struct md_superblock *ref)
   int32_t delta_disks = (int32_t)ref->delta_disks;
   unsigned m;
 
-  if (!(ref->feature_map & MD_FEATURE_RESHAPE) || delta_disks <= 0)
+  if (!(ref->feature_map & MD_FEATURE_RESHAPE) || delta_disks < 0)
     return;
   for (m = 0; m + (unsigned)delta_disks < a->geo.members; m++) {
     struct raid_slot *s = &a->slots[m];

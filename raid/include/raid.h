@@ -564,6 +564,13 @@ int raid_admin_grow_devices (struct raid_array *a, const char *count,
 int raid_admin_grow_shape (struct raid_array *a, const char *option,
                            const char *value, char *done, size_t donelen,
                            char *err, size_t errlen);
+/* nbdraid grow --level 6 --layout NAME on a RAID5 (mdadm --grow
+ * --level=6 without --layout=preserve): a spare takes the new last
+ * role, Q, and a reshape restripes the array into a RAID6 of layout
+ * NAME, P and Q written whole.  changed gets the spare's path. */
+int raid_admin_grow_raid6 (struct raid_array *a, const char *layout,
+                           char *changed, size_t changedlen, char *done,
+                           size_t donelen, char *err, size_t errlen);
 /* Whether client writes are refused now (EROFS). */
 bool raid_readonly (const struct raid_array *a);
 /* The top array of nested ones: a new device joins the shared spares. */

@@ -43,7 +43,10 @@ static const struct verb {
   const char *args;             /* for its usage line */
   const char *options[6];
 } verbs[] = {
-  { "status", 0, 0, "[--json|--prometheus] [--watch]",
+  { "status",
+    0,
+    0,
+    "[--json|--prometheus] [--watch]",
     { "--json", "--prometheus", "--watch" } },
   { "detail", 0, 0, "", { NULL } },
   { "fail", 1, 1, "MEMBER|detached [--force]", { "--force" } },
@@ -51,13 +54,21 @@ static const struct verb {
   { "add", 1, 1, "PATH", { NULL } },
   { "re-add", 1, 1, "MEMBER", { NULL } },
   { "replace", 1, 1, "MEMBER [--with PATH]", { "--with" } },
-  { "grow", 0, 0,
-    "--size max|SIZE | --raid-devices N | --level L | --chunk SIZE | "
-    "--layout NAME",
+  { "grow",
+    0,
+    0,
+    "--size max|SIZE | --raid-devices N | --level L [--layout NAME] | "
+    "--chunk SIZE | --layout NAME",
     { "--size", "--raid-devices", "--level", "--chunk", "--layout" } },
-  { "check", 0, 0, "[--budget DURATION] [--from-start]",
+  { "check",
+    0,
+    0,
+    "[--budget DURATION] [--from-start]",
     { "--budget", "--from-start" } },
-  { "repair", 0, 0, "[--budget DURATION] [--from-start]",
+  { "repair",
+    0,
+    0,
+    "[--budget DURATION] [--from-start]",
     { "--budget", "--from-start" } },
   { "idle", 0, 0, "", { NULL } },
   { "speed-limit", 0, 2, "[MIN MAX]  (MiB/s)", { NULL } },
@@ -249,10 +260,12 @@ cmd_admin (int argc, char **argv)
       return 2;
   }
   /* grow takes one of --size, --raid-devices, --level, --chunk and
-   * --layout. */
-  if ((!rq.socket && !rq.config) || nargs < v->min ||
-      (strcmp (v->name, "speed-limit") == 0 && nargs == 1) ||
-      (strcmp (v->name, "grow") == 0 && grow_options (rq.line) != 1))
+   * --layout, or --level with --layout. */
+  if ((!rq.socket && !rq.config) || nargs < v->min
+      || (strcmp (v->name, "speed-limit") == 0 && nargs == 1)
+      || (strcmp (v->name, "grow") == 0 && grow_options (rq.line) != 1
+          && !(grow_options (rq.line) == 2 && strstr (rq.line, "\t--level\t")
+               && strstr (rq.line, "\t--layout\t"))))
     return usage_of (v, stderr);
   if (!rq.watch)
     return exchange (&rq);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "checks.h"
@@ -421,6 +422,45 @@ control_command (struct control *c, struct raid_array *a,
                                     err, sizeof err);
     answer (fp, r, err, done);
     control_kick (c);           /* the recovery of the new mirrors */
+  }
+  else if (strcmp (w[0], "grow") == 0 && n == 5
+           && ((strcmp (w[1], "--level") == 0 && strcmp (w[3], "--layout") == 0)
+               || (strcmp (w[1], "--layout") == 0
+                   && strcmp (w[3], "--level") == 0))) {
+    bool first = strcmp (w[1], "--level") == 0;
+    const char *level = first ? w[2] : w[4], *layout = first ? w[4] : w[2];
+    char changed[4096];
+    struct raid_shape sh;
+
+    if (t.a != a) {
+      snprintf (err, sizeof err,
+                "array %s is nested in array %s: changing "
+                "its level is not supported",
+                raid_name (t.a), raid_name (a));
+      r = -1;
+    }
+    else if (strcmp (level, "6") != 0 && strcasecmp (level, "raid6") != 0) {
+      snprintf (err, sizeof err,
+                "grow --level %s --layout: only --level 6 on a RAID5 "
+                "takes a layout (mdadm --grow --level=6)",
+                level);
+      r = -1;
+    }
+    else
+      r = raid_admin_grow_raid6 (t.a, layout, changed, sizeof changed, done,
+                                 sizeof done, err, sizeof err);
+    /* The superblocks carry the new level and layout and the Q disk's
+     * role: the config follows. */
+    if (r == 0) {
+      raid_get_shape (t.a, &sh);
+      r = raid_config_set_level (cfg, sh.level, sh.layout, sh.chunk_bytes, err,
+                                 sizeof err);
+    }
+    if (r == 0)
+      r = raid_config_change_roles (cfg, changed, RAID_ROLES_PROMOTE, err,
+                                    sizeof err);
+    answer (fp, r, err, done);
+    control_kick (c); /* the reshape */
   }
   else if (strcmp (w[0], "grow") == 0 && n == 3 &&
            strcmp (w[1], "--level") == 0) {
