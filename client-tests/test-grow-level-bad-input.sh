@@ -128,7 +128,7 @@ stop_server
 new_array r6 6 left-symmetric 64K 4 34M --assume-clean
 start_server "$conf"
 expect_refusal "RAID6 with Q rotating" \
-  "nbdraid: array test has layout left-symmetric, its Q rotating: md takes only a -6 layout or parity-last (Q on the last member) to RAID5" \
+  "nbdraid: array test has layout left-symmetric, its Q rotating: md takes only a -6 layout or parity-last (Q on the last member) to RAID5 (grow --layout left-symmetric-6 first)" \
   grow "$conf" --level 5
 stop_server
 

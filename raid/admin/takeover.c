@@ -111,14 +111,17 @@ static int
 raid6_to_raid5 (const struct raid_array *a, struct raid_geometry *g, char *err,
                 size_t errlen)
 {
-  char name[64];
+  char name[64], six[64];
 
   if (a->geo.layout < LAYOUT_RAID6_OFFSET && a->geo.layout != LAYOUT_PARITY_N)
     return array_refuse (
         err, errlen,
         "array %s has layout %s, its Q rotating: md takes "
-        "only a -6 layout or parity-last (Q on the last member) to RAID5",
-        a->name, raid_layout_name (6, a->geo.layout, name, sizeof name));
+        "only a -6 layout or parity-last (Q on the last member) to RAID5 "
+        "(grow --layout %s first)",
+        a->name, raid_layout_name (6, a->geo.layout, name, sizeof name),
+        raid_layout_name (6, a->geo.layout + LAYOUT_RAID6_OFFSET, six,
+                          sizeof six));
   if (a->nspares == RAID_MAX_MEMBERS)
     return array_refuse (err, errlen,
                          "array %s has too many spares to take its Q disk "
