@@ -20,11 +20,7 @@ requires nbdkit
 requires nbdcopy
 requires nbdinfo
 requires_guest
-level=${RESHAPE_LEVEL:-5}
-name=r$level
-data_members=$((level == 0 ? 4 : level == 5 ? 3 : 2))
-layout=left-symmetric
-[ "$level" = 0 ] && layout=-
+reshape_level "${RESHAPE_LEVEL:-5}"
 
 interop_config "$T/$name" "$level" "$layout" 64K 4 24M none
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||

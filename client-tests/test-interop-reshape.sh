@@ -21,11 +21,7 @@ requires nbdkit
 requires nbdcopy
 requires nbdinfo
 requires_guest
-level=${RESHAPE_LEVEL:-5}
-name=r$level
-data_members=$((level == 0 ? 4 : level == 5 ? 3 : 2))
-layout=left-symmetric
-[ "$level" = 0 ] && layout=-
+reshape_level "${RESHAPE_LEVEL:-5}"
 grow=${RESHAPE_GROW:---raid-devices 5}
 n=4
 [ "${grow%% *}" = --raid-devices ] && n=5

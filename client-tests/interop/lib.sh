@@ -168,3 +168,14 @@ try_server () {
   fi
   uri="nbd+unix:///?socket=$sock"
 }
+
+# reshape_level LEVEL: the 4-member array the reshape tests grow, of
+# LEVEL (0, 5 or 6): sets level, name (rLEVEL), data_members and
+# layout (left-symmetric; - for a RAID0).
+reshape_level () {
+  level=$1
+  name=r$level
+  data_members=$((level == 0 ? 4 : level == 5 ? 3 : 2))
+  layout=left-symmetric
+  if [ "$level" = 0 ]; then layout=-; fi
+}
