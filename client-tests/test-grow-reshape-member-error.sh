@@ -9,6 +9,7 @@
 # rebuilt into the empty role in the new geometry, a check is clean
 # and the members match md's layout for 5 members.
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/reshape-faults.sh"
 requires nbdkit
 requires nbdcopy
 requires nbdinfo
@@ -31,29 +32,10 @@ wait_status 30 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 2 * 
 touch "$T/trigger"
 wait_for 30 grep -q "member 2 (nbd+unix:///?socket=$T/r5-2.sock) failed" "$T/nbdkit.log" ||
   die "member 2 was not failed: $(tail -5 "$T/nbdkit.log")"
-wait_status 30 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 5 * 1048576" ||
-  die "the reshape does not go on degraded: $(status_json) $(tail -3 "$T/nbdkit.log")"
-nbdcopy "$uri" "$T/out" || die "reads fail in the degraded reshape"
-cmp "$T/data" "$T/out" || die "the data differs in the degraded reshape"
-# New data over the first half, in flight across the kill.
-head -c $((size / 2)) /dev/urandom > "$T/half"
-nbdcopy --flush "$T/half" "$uri" || die "writes fail in the degraded reshape"
-dd if="$T/half" of="$T/data" conv=notrunc status=none
+goes_on_degraded 5 degraded
 echo "ok: member 2 failed, the reshape goes on degraded, the data is served"
 
-kill -9 "$server_pid"
-wait "$server_pid" 2>/dev/null || :
-server_pid=
-# Dirty and degraded after the kill: md's rule wants it said.
-start_server "$conf" start-dirty-degraded=true
-grep -q "reshape from 4 to 5 members resumes at new stripe [1-9]" "$T/nbdkit.log" ||
-  die "the degraded reshape did not resume: $(grep -i reshape "$T/nbdkit.log" | tail -3)"
-nbdcopy "$uri" "$T/out"
-cmp "$T/data" "$T/out" || die "the data differs after the kill"
-# The reshape is held at 1M/s until here: had it ended before the
-# compare above, the client would have seen the grown array.
-"$NBDRAID" speed-limit "$conf" 0 0 > /dev/null
-"$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
+killed_and_resumed
 wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 5" ||
   die "the spare was not rebuilt after the reshape: $(status_json)"
 grep -q "reshape finished: 5 members" "$T/nbdkit.log" || die "no reshape finished"

@@ -10,6 +10,7 @@
 # geometry, a check is clean and the members match md's layout for 5
 # members (each device's role read back with mdadm --examine).
 . "$(dirname "$0")/lib.sh"
+. "$abs_top_srcdir/client-tests/lib/reshape-faults.sh"
 requires nbdkit
 requires nbdcopy
 requires nbdinfo
@@ -36,28 +37,10 @@ for i in 1 3; do
   wait_for 30 grep -q "member $i (nbd+unix:///?socket=$T/r6-$i.sock) failed" "$T/nbdkit.log" ||
     die "member $i was not failed: $(tail -5 "$T/nbdkit.log")"
 done
-wait_status 30 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 6 * 1048576" ||
-  die "the reshape does not go on doubly degraded: $(status_json) $(tail -3 "$T/nbdkit.log")"
-nbdcopy "$uri" "$T/out" || die "reads fail in the doubly degraded reshape"
-cmp "$T/data" "$T/out" || die "the data differs in the doubly degraded reshape"
-# New data over the first half, in flight across the kill.
-head -c $((size / 2)) /dev/urandom > "$T/half"
-nbdcopy --flush "$T/half" "$uri" || die "writes fail in the doubly degraded reshape"
-dd if="$T/half" of="$T/data" conv=notrunc status=none
+goes_on_degraded 6 "doubly degraded"
 echo "ok: members 1 and 3 failed, the reshape goes on doubly degraded"
 
-kill -9 "$server_pid"
-wait "$server_pid" 2>/dev/null || :
-server_pid=
-start_server "$conf" start-dirty-degraded=true
-grep -q "reshape from 4 to 5 members resumes at new stripe [1-9]" "$T/nbdkit.log" ||
-  die "the reshape did not resume: $(grep -i reshape "$T/nbdkit.log" | tail -3)"
-nbdcopy "$uri" "$T/out"
-cmp "$T/data" "$T/out" || die "the data differs after the kill"
-# The reshape is held at 1M/s until here: had it ended before the
-# compare above, the client would have seen the grown array.
-"$NBDRAID" speed-limit "$conf" 0 0 > /dev/null
-"$NBDRAID" wait "$conf" > /dev/null || die "wait failed"
+killed_and_resumed
 grep -q "reshape finished: 5 members" "$T/nbdkit.log" || die "no reshape finished"
 wait_status 120 "j['job']['kind'] == 'idle' and j['working'] == 5" ||
   die "the spares were not rebuilt after the reshape: $(status_json)"
