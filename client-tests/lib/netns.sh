@@ -72,7 +72,9 @@ serve_on_host () {
   if [ -z "${forwarders[$name]:-}" ]; then
     ports[$name]=$((10809 + ${host_disks[$host]:-0}))
     host_disks[$host]=$((${host_disks[$host]:-0} + 1))
-    on_host "$host" socat \
+    # ip itself, not on_host: a function run in the background is a
+    # subshell, and killing it would leave its child running.
+    ip netns exec "$(netns_name "$host")" socat \
       "TCP-LISTEN:${ports[$name]},bind=$(host_ip "$host"),reuseaddr,fork" \
       "UNIX-CONNECT:$T/$name.sock" 2>> "$T/members.log" &
     forwarders[$name]=$!
@@ -92,8 +94,12 @@ serve_array_on_host () {
   shift 2
   sock=$T/sock
   rm -f "$sock" "$T/nbdkit.pid"
-  on_host "$host" nbdkit -f -U "$sock" -P "$T/nbdkit.pid" "$PLUGIN" \
-    "$conf_file" "$@" 2>> "$T/nbdkit.log" &
+  # ip itself, not on_host: server_pid is then nbdkit's (ip execs it),
+  # which stop_server and crash_server signal; a backgrounded function
+  # is a subshell whose kill left the server running, serving on and
+  # failing members the test took down later.
+  ip netns exec "$(netns_name "$host")" nbdkit -f -U "$sock" \
+    -P "$T/nbdkit.pid" "$PLUGIN" "$conf_file" "$@" 2>> "$T/nbdkit.log" &
   server_pid=$!
   cleanup_fn "stop_server"
   wait_for 30 _started_or_gone
