@@ -28,7 +28,7 @@ cases=(
   "pad3|240|I|1|pad3 is not zero"
   "max_dev|220|I|2000|max_dev 2000 exceeds 1920|--keep-csum"
   "dev_number|160|I|300|dev_number 300 is not below max_dev 128"
-  "dev_roles|260|H|7|dev_roles[2] 0x7 is neither a role below raid_disks 3 nor spare or faulty"
+  "dev_roles|260|H|7|dev_roles[2] 0x7 is neither a role below 3 nor spare or faulty"
   "super_offset|144|Q|0|super_offset 0 is not 8"
   "data_offset|128|Q|12|data_offset 12 overlaps the superblock"
   "data_size|136|Q|$((data_size + 1000000))|member too small: data_offset 2048 + data_size $((data_size + 1000000)) sectors end past its 16384 sectors"

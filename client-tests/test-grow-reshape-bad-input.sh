@@ -2,12 +2,14 @@
 # nbdraid grow --raid-devices, --chunk and --layout on a RAID5 refuse
 # with one line and a non-zero exit, changing nothing (every
 # superblock's raid_disks, feature map and events, the config): too few
-# spares, fewer members (a shrinking reshape), the count, chunk or
+# spares, fewer members while the array is bigger than they hold (and
+# array sizes that are none, or past its end), the count, chunk or
 # layout it has, a chunk that is not one or does not divide the
 # members, a layout that is not one, a degraded array, another job
 # running, a reshape already running, a read-only array, members with
 # no room before their data to move it back, an array with a partial
-# parity log; and levels other than RAID0, RAID1, RAID5 and RAID6.
+# parity log; and levels other than RAID0, RAID1, RAID5 and RAID6 (a
+# RAID0 takes no fewer members).
 . "$(dirname "$0")/lib.sh"
 . "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
@@ -33,9 +35,18 @@ truncate -s 34M "$dir/s0.img"
 expect_refusal "one spare for two more" \
   "nbdraid: array test needs 2 spares, array has 1 (add them with nbdraid add first)" \
   grow "$conf" --raid-devices 6
-expect_refusal "fewer members" \
-  "nbdraid: array test: fewer members for a RAID5 (a shrinking reshape) is not supported" \
+size=$(export_size)
+# Three members give a chunk less each: the data moves up one.
+held=$(((size / 3 - 65536) * 2))
+expect_refusal "fewer members, the array not cut" \
+  "nbdraid: array test is $size bytes, more than 3 members hold ($held): move any data off its end, then nbdraid grow --array-size $held first, as with mdadm" \
   grow "$conf" --raid-devices 3
+expect_refusal "an array size that is none" \
+  "nbdraid: '1000' is not an array size (give max, or bytes, a multiple of 1K, with an optional K, M, G or T)" \
+  grow "$conf" --array-size 1000
+expect_refusal "an array size past the end" \
+  "nbdraid: size 1T is more than array test holds ($size bytes)" \
+  grow "$conf" --array-size 1T
 expect_refusal "the count it has" "nbdraid: array test already has 4 members" \
   grow "$conf" --raid-devices 4
 expect_refusal "not a chunk" \
@@ -126,6 +137,12 @@ expect_refusal "RAID0, too few spares" \
 expect_refusal "RAID0, --chunk" \
   "nbdraid: array test is RAID0: grow --chunk applies to a RAID5 or RAID6 only" \
   grow "$conf" --chunk 128K
+stop_server
+new_array r03 0 - 64K 3 34M
+start_server "$conf"
+expect_refusal "RAID0, fewer members" \
+  "nbdraid: array test is RAID0: md takes members from a RAID5 or RAID6 only" \
+  grow "$conf" --raid-devices 2
 stop_server
 new_array r10 10 n2 64K 4 34M --assume-clean
 start_server "$conf"

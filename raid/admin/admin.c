@@ -93,7 +93,8 @@ describe (struct raid_device_status *d, const struct raid_array *a,
   /* The judgement is made at reads: a device that failed since keeps
    * the last one, which no longer says anything. */
   d->slow = (d->state == RAID_DEV_ACTIVE || d->state == RAID_DEV_RECOVERING)
-            && a->ops->read_slow && a->ops->read_slow (a, (unsigned)role);
+            && (unsigned)role < a->geo.members && a->ops->read_slow
+            && a->ops->read_slow (a, (unsigned)role);
 }
 
 unsigned
@@ -122,7 +123,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   st->layout = a->geo.layout;
   st->chunk_bytes = a->geo.lvl->has_chunk ? a->geo.chunk_bytes : 0;
   st->members = a->geo.members;
-  st->array_bytes = a->geo.array_bytes;
+  st->array_bytes = raid_size (a);
   st->member_bytes = a->geo.member_bytes;
   st->failed = array_check_alive (a) == -1;
   st->synced = __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) >=
@@ -135,8 +136,9 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   st->utime = a->slots[a->reference].sb.utime & ((1ULL << 40) - 1);
   for (i = 0; i < a->geo.members + a->nspares; i++) {
     const struct raid_slot *s = array_slot (a, i);
+    /* A role a shrink drops is one until the reshape ends. */
     describe (&st->dev[st->ndevices++], a, s,
-              i < a->geo.members ? (int) i : -1);
+              i < a->geo.members + reshape_leaving (a) ? (int) i : -1);
     st->failed |= i < a->geo.members && a->geo.tolerates == 0 &&
       st->dev[i].state != RAID_DEV_ACTIVE;
     if (s->io)
@@ -204,7 +206,7 @@ find_device (struct raid_array *a, const char *member)
   unsigned i;
 
   if (end != member && *end == '\0')
-    return role < a->geo.members ? (int) role : -1;
+    return role < a->geo.members + reshape_leaving (a) ? (int) role : -1;
   for (i = 0; i < a->geo.members + a->nspares; i++)
     if (slot_is (array_slot (a, i), member))
       return (int) i;
@@ -220,6 +222,23 @@ no_such (struct raid_array *a, const char *member, char *err, size_t errlen)
                        "number from 0 to %u or a device's path as in nbdraid "
                        "status)",
                        a->name, member, a->geo.members - 1);
+}
+
+/* Does a reshaping array keep all its data without role i too, in
+ * both geometries? */
+static bool
+reshape_survives (struct raid_array *a, unsigned i)
+{
+  struct member_set gone;
+  bool ok = reshape_gone (a, false, &gone) == 0;
+
+  member_set_add (&gone, i);
+  ok = ok && member_set_count (&gone) <= a->reshape.old.parity_members;
+  if (reshape_gone (a, true, &gone) == -1)
+    return false;
+  if (i < a->geo.members)
+    member_set_add (&gone, i);
+  return ok && member_set_count (&gone) <= a->geo.parity_members;
 }
 
 /* Fail a device in use (mdadm --fail); unless forced, not one whose
@@ -240,7 +259,7 @@ raid_admin_fail (struct raid_array *a, const char *member, bool force,
   if (st != SLOT_ACTIVE && st != SLOT_RECOVERING)
     return array_refuse (err, errlen, "%s is not in use (already %s)", member,
                          st == SLOT_FAULTY ? "faulty" : "missing");
-  if (i < (int) a->geo.members) {
+  if (i < (int) a->geo.members && !a->reshape.active) {
     array_unavailable (a, &gone);
     member_set_add (&gone, (unsigned) i);
     if (!array_alive_without (a, &gone) && !force)
@@ -250,6 +269,14 @@ raid_admin_fail (struct raid_array *a, const char *member, bool force,
                            "fail it anyway",
                            i, a->slots[i].path, a->name);
   }
+  /* Mid-reshape, the data not moved yet lives in the old geometry. */
+  if (i < (int) (a->geo.members + reshape_leaving (a)) && a->reshape.active
+      && !force && !reshape_survives (a, (unsigned) i))
+    return array_refuse (err, errlen,
+                         "failing member %d (%s) would leave array %s "
+                         "without some of its data mid-reshape; add --force "
+                         "to fail it anyway",
+                         i, array_slot (a, (unsigned) i)->path, a->name);
   array_fail_member (a, (unsigned) i, "failed by the admin");
   return 0;
 }
@@ -273,6 +300,12 @@ raid_admin_remove (struct raid_array *a, const char *member, char *removed,
                                    st == SLOT_RECOVERING))
     return array_refuse (err, errlen, "member %d (%s) is in use: fail it first",
                          i, s->path);
+  if (i >= (int) a->geo.members
+      && i < (int) (a->geo.members + reshape_leaving (a)))
+    return array_refuse (err, errlen,
+                         "%s holds a role the reshape under way drops: "
+                         "remove it when the reshape is done",
+                         s->path);
   if (i >= (int) a->geo.members && st == SLOT_RECOVERING)
     return array_refuse (err, errlen,
                          "%s is being rebuilt as a replacement; "

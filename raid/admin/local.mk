@@ -1,9 +1,10 @@
 # raid/admin: what the control plane asks of a running array: status,
-# fail, remove, add, replace, re-add, readonly, grow (size, mirror
+# fail, remove, add, replace, re-add, readonly, grow (size, array size, mirror
 # count, level, RAID5/6 restriping, chunk, layout); spares shared by nested arrays; housekeeping.
 noinst_LTLIBRARIES += %reldir%/libadmin.la
 %canon_reldir%_libadmin_la_SOURCES = \
 	%reldir%/admin.c \
+	%reldir%/array-size.c \
 	%reldir%/grow.c \
 	%reldir%/grow-devices.c \
 	%reldir%/grow-shape.c \

@@ -4,7 +4,11 @@
  * raid5_start_reshape), every role's data offset is to move back by
  * delta (md's new_offset), and the superblocks say so (reshape bit,
  * reshape_position 0, delta_disks, new_layout, new_chunk) before the
- * reshape job (job-reshape.c) moves the first byte.
+ * reshape job (job-reshape.c) moves the first byte.  Fewer members
+ * (md's backwards reshape) move the data offset up instead, from the
+ * end of the smaller array, whose size the array must be cut to
+ * first (nbdraid grow --array-size, as mdadm wants), and the roles
+ * dropped become spares.
  */
 #include <config.h>
 
@@ -80,14 +84,63 @@ reshape_unit (const struct raid_array *a, const struct reshape_target *to)
                                               : a->geo.chunk_bytes;
 }
 
+/* A shrink: a RAID5/6 no bigger than the fewer members hold (mdadm's
+ * "use --grow --array-size first"), each member kept moving its data
+ * up a unit (md's min_offset_diff), the room past it giving the new
+ * data area's size, a chunk less than before if that is all there is
+ * (into *member_bytes). */
+static int
+check_shrink (struct raid_array *a, const struct reshape_target *to,
+              uint64_t unit, uint64_t *delta, uint64_t *member_bytes,
+              char *err, size_t errlen)
+{
+  const unsigned n = to->members, data = n - a->geo.parity_members;
+  uint64_t mb = a->geo.member_bytes;
+  unsigned m, least = 0;
+
+  if (a->geo.level != 5 && a->geo.level != 6)
+    return array_refuse (err, errlen,
+                         "array %s is RAID%d: md takes members from a "
+                         "RAID5 or RAID6 only",
+                         a->name, a->geo.level);
+  for (m = 0; m < n; m++) {
+    const struct raid_slot *s = &a->slots[m];
+    uint64_t end = s->data_offset_bytes + unit, room;
+
+    room = s->io->size_bytes > end ? s->io->size_bytes - end : 0;
+    room = room / to->chunk_bytes * to->chunk_bytes;
+    if (room < mb) {
+      mb = room;
+      least = m;
+    }
+  }
+  if (mb == 0)
+    return array_refuse (err, errlen,
+                         "member %u (%s) has no room to move its data up "
+                         "%" PRIu64 " bytes, as md does without a backup file",
+                         least, a->slots[least].path, unit);
+  if (raid_size (a) > mb * data)
+    return array_refuse (err, errlen,
+                         "array %s is %" PRIu64 " bytes, more than %u "
+                         "members hold (%" PRIu64 "): move any data off "
+                         "its end, then nbdraid grow --array-size %" PRIu64
+                         " first, as with mdadm",
+                         a->name, raid_size (a), n, mb * data, mb * data);
+  *delta = unit;
+  *member_bytes = mb;
+  return 0;
+}
+
 /* What the array must be: a writable, idle, whole RAID5/6 of its own
  * devices; the target as many members or more, spares for the new
  * ones, a chunk that divides each member's data, something changed,
  * and room before every device's data to move it back a chunk (the
- * larger of the two). */
+ * larger of the two); or fewer members (check_shrink).  The bytes each
+ * member gives the new geometry into *member_bytes. */
 static int
 check_array (struct raid_array *a, const struct reshape_target *to,
-             uint64_t *delta, char *err, size_t errlen)
+             uint64_t *delta, uint64_t *member_bytes, char *err,
+             size_t errlen)
 {
   const unsigned n = to->members;
   const uint64_t unit = reshape_unit (a, to);
@@ -126,11 +179,6 @@ check_array (struct raid_array *a, const struct reshape_target *to,
       && to->layout == a->geo.layout)
     return array_refuse (err, errlen, "array %s already has %u members",
                          a->name, n);
-  if (n < a->geo.members)
-    return array_refuse (err, errlen,
-                         "array %s: fewer members for a RAID%d (a "
-                         "shrinking reshape) is not supported",
-                         a->name, a->geo.level);
   for (m = 0; m < a->geo.members; m++)
     if (slot_state (&a->slots[m]) != SLOT_ACTIVE)
       return array_refuse (err, errlen,
@@ -140,6 +188,14 @@ check_array (struct raid_array *a, const struct reshape_target *to,
                            slot_state (&a->slots[m]) == SLOT_RECOVERING
                                ? "recovering"
                                : "not active");
+  if (a->geo.member_bytes % to->chunk_bytes)
+    return array_refuse (err, errlen,
+                         "array %s: the %" PRIu64 " bytes each member holds "
+                         "are not a multiple of a %" PRIu64 "K chunk",
+                         a->name, a->geo.member_bytes, to->chunk_bytes / 1024);
+  if (n < a->geo.members)
+    return check_shrink (a, to, unit, delta, member_bytes, err, errlen);
+  *member_bytes = a->geo.member_bytes;
   if (array_usable_spares (a) < n - a->geo.members)
     return array_refuse (err, errlen,
                          "array %s needs %u spare%s, array has %u (add "
@@ -147,11 +203,6 @@ check_array (struct raid_array *a, const struct reshape_target *to,
                          a->name, n - a->geo.members,
                          n - a->geo.members == 1 ? "" : "s",
                          array_usable_spares (a));
-  if (a->geo.member_bytes % to->chunk_bytes)
-    return array_refuse (err, errlen,
-                         "array %s: the %" PRIu64 " bytes each member holds "
-                         "are not a multiple of a %" PRIu64 "K chunk",
-                         a->name, a->geo.member_bytes, to->chunk_bytes / 1024);
   room (a, n, unit, delta, &least);
   if (*delta == 0)
     return array_refuse (err, errlen,
@@ -167,26 +218,51 @@ check_array (struct raid_array *a, const struct reshape_target *to,
 
 /* Every superblock the array writes records the reshape: n roles, the
  * level, the new layout and chunk in new_* (md keeps the old ones in
- * layout and chunksize until the end), its position 0 and the data
- * offset moving back by delta. */
+ * layout and chunksize until the end), the bytes each member gives,
+ * its position (0, or a shrink's end) and the data offset moving back
+ * by delta (up, for a shrink). */
 static void
 record (struct raid_array *a, unsigned old, uint64_t delta)
 {
+  const struct raid_reshape *r = &a->reshape;
+  int32_t moved = (int32_t)(delta / 512);
   unsigned i;
 
   for (i = 0; i < a->geo.members + a->nspares; i++) {
     struct md_superblock *sb = &array_slot (a, i)->sb;
     sb->level = a->geo.level;
-    sb->layout = a->reshape.old.layout;
+    sb->layout = r->old.layout;
     sb->raid_disks = a->geo.members;
+    sb->size_sectors = a->geo.member_bytes / 512;
     sb->feature_map |= MD_FEATURE_RESHAPE | MD_FEATURE_NEW_OFFSET;
-    sb->reshape_position = 0;
+    sb->reshape_position = r->front * reshape_stripe_bytes (a) / 512;
     sb->new_level = (uint32_t)a->geo.level;
     sb->new_layout = a->geo.layout;
     sb->new_chunk = (uint32_t)(a->geo.chunk_bytes / 512);
-    sb->delta_disks = a->geo.members - old;
-    sb->new_offset = (uint32_t) - (int32_t)(delta / 512);
+    sb->delta_disks = (uint32_t)((int32_t)a->geo.members - (int32_t)old);
+    sb->new_offset = (uint32_t)(r->backwards ? moved : -moved);
   }
+}
+
+/* A shrink's dropped roles, n and up, become the first spares while
+ * it runs (reshape.h); the config's member lines of them spare lines
+ * (their paths into changed). */
+static void
+leave_roles (struct raid_array *a, unsigned n, char *changed,
+             size_t changedlen)
+{
+  unsigned k = a->geo.members - n, m;
+  size_t used = strlen (changed);
+
+  memmove (&a->spares[k], &a->spares[0], a->nspares * sizeof *a->spares);
+  for (m = n; m < a->geo.members; m++) {
+    a->spares[m - n] = a->slots[m];
+    used += (size_t)snprintf (changed + used,
+                              used < changedlen ? changedlen - used : 0,
+                              "%s\n", a->slots[m].path);
+  }
+  memset (&a->slots[n], 0, k * sizeof *a->slots);
+  a->nspares += k;
 }
 
 /* A RAID0 grows as md grows one (mdadm's Grow.c): it is a RAID4 of
@@ -231,7 +307,8 @@ through_raid6 (struct raid_geometry *old, char *err, size_t errlen)
  * old-geometry copy nothing. */
 static int
 apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
-       char *changed, size_t changedlen, char *err, size_t errlen)
+       uint64_t member_bytes, char *changed, size_t changedlen, char *err,
+       size_t errlen)
 {
   struct raid_reshape *r = &a->reshape;
   struct raid_geometry g = a->geo, old = a->geo;
@@ -244,6 +321,7 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   g.members = n;
   g.chunk_bytes = to->chunk_bytes;
   g.layout = to->layout;
+  g.member_bytes = member_bytes;
   if ((raid0 && through_raid4 (&old, &g, err, errlen) == -1)
       || (to_raid6 && through_raid6 (&old, err, errlen) == -1)
       || geometry_init (&g, err, errlen) == -1)
@@ -260,6 +338,8 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
     array_spare_takes_role (a, m, changed, changedlen);
     __atomic_store_n (&a->slots[m].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
   }
+  if (n < a->geo.members)
+    leave_roles (a, n, changed, changedlen);
   if (raid0) {
     memset (&a->slots[n], 0, sizeof a->slots[n]);
     a->slots[n].state = SLOT_MISSING;
@@ -270,15 +350,24 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   r->to_raid0 = raid0;
   r->old = old;
   r->new_bytes = g.array_bytes;
+  r->backwards = n < old.members;
   r->delta = delta;
-  r->front = r->safe = 0;
+  r->front = r->safe = r->backwards ? member_bytes / g.chunk_bytes : 0;
   r->busy_lo = r->busy_hi = 0;
   r->stalled = false;
-  g.array_bytes = old.array_bytes;
+  if (old.array_bytes < g.array_bytes)
+    g.array_bytes = old.array_bytes;
   a->geo = g;
   a->ops = a->level_ops (g.level);
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
+  /* Fewer bytes of each member: the bitmap covers those, nothing more
+   * marked. */
+  if (g.member_bytes != old.member_bytes) {
+    if (bitmap_resize (a, geometry_sync_bytes (&g), err, errlen) == -1)
+      return -1;
+    bitmap_write (a);
+  }
   /* In sync, as the RAID0 was (it had no parity to be out of it). */
   if (raid0)
     __atomic_store_n (&a->resync_front, a->ops->sync_units (a),
@@ -301,13 +390,13 @@ raid_admin_reshape (struct raid_array *a, const struct reshape_target *to,
                     char *changed, size_t changedlen, char *done,
                     size_t donelen, char *err, size_t errlen)
 {
-  uint64_t delta, old_bytes = a->geo.array_bytes;
+  uint64_t delta, member_bytes, old_bytes = a->geo.array_bytes;
   char what[160];
   int r;
 
   changed[0] = '\0';
   pthread_mutex_lock (&a->sb_lock);
-  r = check_array (a, to, &delta, err, errlen);
+  r = check_array (a, to, &delta, &member_bytes, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
   if (r == -1)
     return -1;
@@ -315,9 +404,9 @@ raid_admin_reshape (struct raid_array *a, const struct reshape_target *to,
   array_quiesce (a);
   pthread_mutex_lock (&a->sb_lock);
   /* Checked again: a member may have failed, a job started. */
-  r = check_array (a, to, &delta, err, errlen);
+  r = check_array (a, to, &delta, &member_bytes, err, errlen);
   if (r == 0)
-    r = apply (a, to, delta, changed, changedlen, err, errlen);
+    r = apply (a, to, delta, member_bytes, changed, changedlen, err, errlen);
   pthread_mutex_unlock (&a->sb_lock);
   array_unquiesce (a);
   array_release_requests (a);
@@ -325,11 +414,17 @@ raid_admin_reshape (struct raid_array *a, const struct reshape_target *to,
     return -1;
   reshape_describe (a, what, sizeof what);
   array_log (a, RAID_LOG_INFO,
-             "array %s: reshape %s starts; data offsets move back "
+             "array %s: reshape %s starts; data offsets move %s "
              "%" PRIu64 " bytes; the array is %" PRIu64 " bytes, "
              "%" PRIu64 " when done",
-             a->name, what, delta, old_bytes, a->reshape.new_bytes);
-  if (a->reshape.new_bytes == old_bytes)
+             a->name, what, a->reshape.backwards ? "up" : "back", delta,
+             old_bytes, a->reshape.new_bytes);
+  if (a->reshape.backwards)
+    snprintf (done, donelen,
+              "array %s is reshaping %s; it holds %" PRIu64 " bytes from "
+              "now on, and the members dropped are spares when done",
+              a->name, what, a->reshape.new_bytes);
+  else if (a->reshape.new_bytes == old_bytes)
     snprintf (done, donelen, "array %s is reshaping %s", a->name, what);
   else
     snprintf (done, donelen,

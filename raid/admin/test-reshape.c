@@ -1,7 +1,10 @@
 /* nbdraid: grow --raid-devices on a RAID0 (through RAID4, as md), a
  * RAID5 and a RAID6 (a reshape from 4 to 5 members), with and without
  * a bitmap, grow --chunk (larger and smaller) and --layout, and
- * --level 6 --layout of a RAID5 (its spare the fresh Q):
+ * --level 6 --layout of a RAID5 (its spare the fresh Q); and fewer
+ * members (5 to 4, 6 to 5, md's backwards reshape), refused until
+ * grow --array-size cuts the array to what they hold, a RAID6 losing
+ * a member it keeps and one it drops mid-way:
  * mid-way, reads and writes on both sides of
  * the front give back what was written; the array stopped there
  * assembles again mid-reshape at its old size, the reshape resumes and
@@ -84,11 +87,12 @@ scatter_writes (struct raid_array *a, const char *what, uint8_t *data,
   return 0;
 }
 
-/* name.conf again with n members (the spare as the fifth), as nbdraid
- * grow leaves it; assembled and started. */
+/* name.conf again with n members (the spare as the fifth) and the
+ * devices up to `all` as spares, as nbdraid grow leaves it; assembled
+ * and started. */
 static struct raid_array *
 reassemble (const char *dir, const char *name, const char *keys, unsigned n,
-            struct raid_config *cfg, char *err, size_t errlen)
+            unsigned all, struct raid_config *cfg, char *err, size_t errlen)
 {
   struct raid_options ao = { 0 };
   struct raid_array *a;
@@ -101,8 +105,9 @@ reassemble (const char *dir, const char *name, const char *keys, unsigned n,
   if (!fp)
     return NULL;
   fprintf (fp, "[array]\n%s[members]\n", keys);
-  for (m = 0; m < n; m++)
-    fprintf (fp, "member = %s/%s-%u.img\n", dir, name, m);
+  for (m = 0; m < all; m++)
+    fprintf (fp, "%s = %s/%s-%u.img\n", m < n ? "member" : "spare", dir, name,
+             m);
   fclose (fp);
   if (raid_config_load (conf, cfg, err, errlen) == -1)
     return NULL;
@@ -131,14 +136,39 @@ fail_roles (struct raid_array *a, const char *name, const char *fails)
   return 0;
 }
 
-/* A reshape of a 4-member array of `keys` with old_data data members:
- * grow `option` `value` (--raid-devices 5, --chunk, --layout), the
- * roles in `fails` failed half-way; its config is `after` then. */
+/* A reshape of a 4-member array (`from`, if not 0) of `keys` with
+ * old_data data members: grow `option` `value` (--raid-devices 5 or
+ * fewer, --chunk, --layout), the roles in `fails` failed half-way; its
+ * config is `after` then. */
 struct reshape_case {
   const char *name, *keys, *after;
   unsigned old_data;
   const char *option, *value, *fails;
+  unsigned from;
 };
+
+/* Devices st shows as spares. */
+static unsigned
+spares_in (const struct raid_status *st)
+{
+  unsigned i, n = 0;
+
+  for (i = 0; i < st->ndevices; i++)
+    n += st->dev[i].state == RAID_DEV_SPARE && st->dev[i].role == -1;
+  return n;
+}
+
+/* Roles in fails ("1,5") below n. */
+static unsigned
+failed_below (const char *fails, unsigned n)
+{
+  unsigned count = 0;
+  const char *p;
+
+  for (p = fails; *p; p += strcspn (p, ",") + (p[strcspn (p, ",")] != 0))
+    count += (unsigned)atoi (p) < n;
+  return count;
+}
 
 /* Start the reshape the case asks for. */
 static int
@@ -157,14 +187,47 @@ start_reshape (struct raid_array *a, const struct reshape_case *k, char *err,
                                 errlen);
 }
 
+/* A shrink is refused while the array is bigger than its fewer members
+ * hold (each giving a chunk less: the data moves up one, and the files
+ * have no room past it); cut to that size, it starts.  *new_size gets
+ * it. */
+static int
+start_shrink (struct raid_array *a, const struct reshape_case *k,
+              uint64_t *new_size, char *err, size_t errlen)
+{
+  const uint64_t chunk = (uint64_t)atoi (strstr (k->keys, "chunk = ") + 8) * 1024;
+  const unsigned lost = k->from - (unsigned)atoi (k->value);
+  char size[32], done[512];
+
+  *new_size = (raid_size (a) / k->old_data - chunk) * (k->old_data - lost);
+  if (start_reshape (a, k, err, errlen) == 0 || !strstr (err, "--array-size")) {
+    fail ("%s: a shrink of the whole array: %s", k->name,
+          err[0] ? err : "not refused");
+    return -1;
+  }
+  snprintf (size, sizeof size, "%" PRIu64, *new_size);
+  if (raid_admin_array_size (a, size, done, sizeof done, err, errlen) == -1)
+    return -1;
+  if (raid_size (a) != *new_size) {
+    snprintf (err, errlen, "array-size: serves %" PRIu64 ", not %s",
+              raid_size (a), size);
+    return -1;
+  }
+  return start_reshape (a, k, err, errlen);
+}
+
 static int
 run_case (const char *dir, const struct reshape_case *k)
 {
   const char *name = k->name, *keys = k->keys, *fails = k->fails;
-  const bool more = strcmp (k->option, "--raid-devices") == 0;
+  const bool devices = strcmp (k->option, "--raid-devices") == 0;
   const bool to_raid6 = strcmp (k->option, "--level") == 0;
-  const unsigned members = more || to_raid6 ? 5 : 4;
-  const unsigned working = members - (unsigned)(strlen (fails) + 1) / 2;
+  const unsigned from = k->from ? k->from : 4;
+  const unsigned members = devices ? (unsigned)atoi (k->value)
+                           : to_raid6 ? 5
+                                      : 4;
+  const bool shrink = members < from, more = devices && !shrink;
+  const unsigned working = members - failed_below (fails, members);
   const struct raid_create_options clean = { .assume_clean = true };
   struct raid_config cfg, cfg2;
   struct raid_status *st = malloc (sizeof *st);
@@ -175,7 +238,7 @@ run_case (const char *dir, const struct reshape_case *k)
   struct raid_array *a;
   int r = 1, fd;
 
-  a = test_array (dir, name, keys, 4, MEMBER_BYTES, &clean, &cfg, err,
+  a = test_array (dir, name, keys, from, MEMBER_BYTES, &clean, &cfg, err,
                   sizeof err);
   if (!a || !st) {
     fail ("%s: %s", name, a ? "out of memory" : err);
@@ -192,18 +255,24 @@ run_case (const char *dir, const struct reshape_case *k)
     goto out;
   randomise (data, old_size, 1);
   snprintf (path, sizeof path, "%s/%s-4.img", dir, name);
-  fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd == -1 || ftruncate (fd, MEMBER_BYTES) == -1) {
+  fd = shrink ? 0 : open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd == -1 || (!shrink && ftruncate (fd, MEMBER_BYTES) == -1)) {
     fail ("%s: %s", path, strerror (errno));
     goto out;
   }
-  close (fd);
+  if (!shrink)
+    close (fd);
   if (raid_write (a, data, old_size, 0, true) == -1
       || ((more || to_raid6) && raid_admin_add (a, path, err, sizeof err) == -1)
-      || start_reshape (a, k, err, sizeof err) == -1) {
+      || (shrink ? start_shrink (a, k, &new_size, err, sizeof err)
+                 : start_reshape (a, k, err, sizeof err))
+             == -1) {
     fail ("%s: %s", name, err);
     goto out;
   }
+  /* What a shrink keeps: the rest is gone with the array's end. */
+  if (shrink)
+    old_size = new_size;
   /* A few windows, then requests on both sides of the front. */
   while (job_done (a, &kind) < MEMBER_BYTES / 8 && kind == RAID_JOB_RESHAPE)
     raid_job_step (a, 64 * 1024);
@@ -219,7 +288,8 @@ run_case (const char *dir, const struct reshape_case *k)
   while (job_done (a, &kind) < MEMBER_BYTES / 2 && kind == RAID_JOB_RESHAPE)
     raid_job_step (a, 256 * 1024);
   raid_close (a);
-  a = reassemble (dir, name, k->after, members, &cfg2, err, sizeof err);
+  a = reassemble (dir, name, k->after, members, from > members ? from : members,
+                  &cfg2, err, sizeof err);
   if (!a) {
     fail ("%s: assembly mid-reshape: %s", name, err);
     goto out;
@@ -254,6 +324,24 @@ run_case (const char *dir, const struct reshape_case *k)
           name, st->level, st->synced, st->mismatches, raid_status_working (st),
           st->members);
     goto out;
+  }
+  /* The roles dropped are spares, in the superblocks too. */
+  if (shrink) {
+    const unsigned spares = from - members - (failed_below (fails, from) - failed_below (fails, members));
+    raid_close (a);
+    raid_config_free (&cfg2);
+    a = reassemble (dir, name, k->after, members, from, &cfg2, err,
+                    sizeof err);
+    if (!a || reads_back (a, name, data, new_size) == -1) {
+      fail ("%s: assembled after the reshape: %s", name, a ? "" : err);
+      goto out;
+    }
+    raid_get_status (a, st);
+    if (spares_in (st) != spares || raid_size (a) != new_size) {
+      fail ("%s: after the shrink: %u spares, not %u; %" PRIu64 " bytes",
+            name, spares_in (st), spares, raid_size (a));
+      goto out;
+    }
   }
   checks++;
   printf ("ok: %s reshaped (%s %s), %" PRIu64 " to %" PRIu64 " bytes\n", name,
@@ -299,6 +387,13 @@ static const struct reshape_case cases[] = {
   { "layout-degraded", "level = 6\nchunk = 32K\nbitmap = none\n",
     "level = 6\nchunk = 32K\nlayout = left-symmetric-6\nbitmap = none\n", 2,
     "--layout", "left-symmetric-6", "0" },
+  { "shrink", "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n",
+    "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n", 4, "--raid-devices", "4",
+    "", 5 },
+  { "shrink-raid6-degraded",
+    "level = 6\nchunk = 16K\nlayout = right-asymmetric\nbitmap = none\n",
+    "level = 6\nchunk = 16K\nlayout = right-asymmetric\nbitmap = none\n", 4,
+    "--raid-devices", "5", "1,5", 6 },
 };
 
 int

@@ -421,7 +421,10 @@ uint64_t
 raid_size (const struct raid_array *a)
 {
   /* nbdraid grow changes it while connections come. */
-  return __atomic_load_n (&a->geo.array_bytes, __ATOMIC_ACQUIRE);
+  uint64_t whole = __atomic_load_n (&a->geo.array_bytes, __ATOMIC_ACQUIRE);
+  uint64_t limit = __atomic_load_n (&a->size_limit, __ATOMIC_ACQUIRE);
+
+  return limit && limit < whole ? limit : whole;
 }
 
 bool
@@ -435,8 +438,7 @@ raid_clean (const struct raid_array *a)
 static int
 check_range (const struct raid_array *a, uint64_t count, uint64_t offset)
 {
-  if (count == 0 || offset >= a->geo.array_bytes ||
-      count > a->geo.array_bytes - offset) {
+  if (count == 0 || offset >= raid_size (a) || count > raid_size (a) - offset) {
     errno = count == 0 ? EINVAL : ENOSPC;
     return -1;
   }

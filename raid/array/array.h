@@ -162,6 +162,9 @@ struct raid_array {
   unsigned reference;           /* the slot whose superblock was freshest */
   int failed;                   /* lost more members than it tolerates */
   uint64_t resync_front;        /* sync units in sync; all when clean */
+  /* nbdraid grow --array-size (atomic): the bytes served, if fewer than
+   * the geometry holds; 0 for all. */
+  uint64_t size_limit;
   /* md's in_sync: no write in flight or recent, so the superblocks may
    * say clean (dirty.c). */
   int in_sync;

@@ -538,11 +538,10 @@ bitmap_resize (struct raid_array *a, uint64_t old_end, char *err,
   memset (image, 0, disk);
   nbits = image + MD_BITMAP_HEADER_BYTES;
   pthread_mutex_lock (&b->lock);
+  /* (Fewer chunks after a shrink: the bits past the end go.) */
   for (c = 0; c < b->chunks; c++)
-    if (test_bit (b, c)) {
-      nc = c * b->chunk_bytes / chunk;
+    if (test_bit (b, c) && (nc = c * b->chunk_bytes / chunk) < chunks)
       nbits[nc / 8] |= (uint8_t) (1 << (nc % 8));
-    }
   for (nc = old_end / chunk; nc < chunks; nc++)
     nbits[nc / 8] |= (uint8_t) (1 << (nc % 8));
   if (chunk != b->chunk_bytes)

@@ -44,10 +44,10 @@ array_check_alive (struct raid_array *a)
 void
 array_record_faulty (struct raid_array *a, unsigned m)
 {
-  uint32_t dev = a->slots[m].sb.dev_number;
+  uint32_t dev = array_slot (a, m)->sb.dev_number;
   unsigned i;
 
-  if (dev >= a->slots[m].sb.max_dev)
+  if (dev >= array_slot (a, m)->sb.max_dev)
     return;                     /* the superblocks never knew it */
   for (i = 0; i < a->geo.members; i++)
     a->slots[i].sb.dev_roles[dev] = MD_ROLE_FAULTY;
@@ -86,6 +86,37 @@ take_out_spare (struct raid_array *a, unsigned index, const char *why)
   return true;
 }
 
+/* A role a shrink drops (index, an op index past the roles) failed:
+ * the old geometry's stripes do without it as long as the parity
+ * covers what else is gone. */
+static bool
+take_out_leaving (struct raid_array *a, unsigned index, const char *why)
+{
+  struct raid_slot *s = array_slot (a, index);
+  struct member_set gone;
+
+  if (!mark_faulty (s))
+    return false;
+  snprintf (s->why, sizeof s->why, "%s", why);
+  array_record_faulty (a, index);
+  array_event (a, RAID_EVENT_FAIL, (int)index, why);
+  if (reshape_gone (a, false, &gone) == 0) {
+    array_log (a, RAID_LOG_ERROR,
+               "array %s: member %u (%s), which the reshape drops, "
+               "failed: %s; reshaping without it",
+               a->name, index, s->path, why);
+    return true;
+  }
+  array_event (a, RAID_EVENT_FAILED_ARRAY, (int)index, "");
+  array_log (a, RAID_LOG_ERROR,
+             "array %s: member %u (%s) failed: %s; the data not reshaped "
+             "yet has lost more members than it tolerates: every request "
+             "fails with EIO",
+             a->name, index, s->path, why);
+  __atomic_store_n (&a->failed, 1, __ATOMIC_RELEASE);
+  return true;
+}
+
 /* Mark role m faulty; true if it was in use until now.  Called with
  * sb_lock held. */
 static bool
@@ -95,8 +126,10 @@ take_out (struct raid_array *a, unsigned m, const char *why)
   struct member_set gone;
   bool spare;
 
-  if (m >= a->geo.members)
+  if (m >= a->geo.members + reshape_leaving (a))
     return take_out_spare (a, m, why);
+  if (m >= a->geo.members)
+    return take_out_leaving (a, m, why);
   s = &a->slots[m];
   spare = slot_state (s) == SLOT_RECOVERING;
   if (!mark_faulty (s))

@@ -22,6 +22,15 @@
  * superblocks need writing before a window only every so often, and
  * delta >= C lets the first window (safe = 0) write a stripe.  The
  * new role holds no old data and needs no such care.
+ *
+ * A shrink (md's backwards reshape) is the mirror image: the job runs
+ * from the end of the smaller array down, the data area moves up by
+ * delta, and the old geometry's data still to move lies below
+ * byte ceil(safe * D' / D) * C of each role; a window starting at new
+ * stripe b, written from byte delta + b * C up, overwrites none of it
+ * while
+ *     b * C + delta >= ceil(safe * D' / D) * C,
+ * the floor below.  With D' < D it falls faster than the front.
  */
 #include <config.h>
 
@@ -70,6 +79,33 @@ window_limit (const struct raid_array *a)
   uint64_t limit = (r->delta + old_stripe * C0) / C;
 
   return limit / unit_stripes (a) * unit_stripes (a);
+}
+
+/* The new stripe a backwards window may start at, from where the
+ * superblocks say the front is (see the top of this file), on a unit
+ * boundary. */
+static uint64_t
+window_floor (const struct raid_array *a)
+{
+  const struct raid_reshape *r = &a->reshape;
+  const uint64_t C = a->geo.chunk_bytes, C0 = r->old.chunk_bytes;
+  const uint64_t S0 = C0 * r->old.data_members, u = unit_stripes (a);
+  uint64_t reach = (r->safe * reshape_stripe_bytes (a) + S0 - 1) / S0 * C0;
+  uint64_t floor;
+
+  if (reach <= r->delta)
+    return 0;
+  floor = (reach - r->delta + C - 1) / C;
+  return (floor + u - 1) / u * u;
+}
+
+/* New stripes moved so far, for the job's progress. */
+static uint64_t
+moved_stripes (const struct raid_array *a)
+{
+  uint64_t front = __atomic_load_n (&a->reshape.front, __ATOMIC_ACQUIRE);
+
+  return a->reshape.backwards ? total_stripes (a) - front : front;
 }
 
 int
@@ -148,6 +184,32 @@ raid0_again (struct raid_array *a)
   }
 }
 
+/* Device s's data starts by bytes later (earlier, negative) now. */
+static void
+move_offset (struct raid_slot *s, int64_t by)
+{
+  s->data_offset_bytes += (uint64_t)by;
+  s->sb.data_offset_sectors = s->data_offset_bytes / 512;
+  if (s->sb.data_size_sectors)
+    s->sb.data_size_sectors -= (uint64_t)(by / 512);
+  clear_fields (&s->sb);
+}
+
+/* The roles a shrink dropped are spares now, in every superblock (md's
+ * raid5_finish_reshape, then remove_and_add_spares). */
+static void
+leave_roles (struct raid_array *a)
+{
+  unsigned k = reshape_leaving (a), i, j;
+
+  for (i = 0; i < k; i++) {
+    uint32_t dev = a->spares[i].sb.dev_number;
+    for (j = 0; j < a->geo.members + a->nspares; j++)
+      if (dev < array_slot (a, j)->sb.max_dev)
+        array_slot (a, j)->sb.dev_roles[dev] = MD_ROLE_SPARE;
+  }
+}
+
 /* The last window is written: with no request inside the engine, every
  * role's data starts at its new offset, the array takes its new size
  * and the superblocks say so (md's raid5_finish_reshape). */
@@ -175,15 +237,16 @@ finish (struct raid_array *a)
     }
     if (!s->io)
       continue; /* a missing role's device brings its own offset */
-    s->data_offset_bytes -= r->delta;
-    s->sb.data_offset_sectors = s->data_offset_bytes / 512;
-    if (s->sb.data_size_sectors)
-      s->sb.data_size_sectors += r->delta / 512;
-    clear_fields (&s->sb);
+    move_offset (s, r->backwards ? (int64_t)r->delta : -(int64_t)r->delta);
   }
-  for (i = 0; i < a->nspares; i++)
+  for (i = 0; i < a->nspares; i++) {
+    if (i < reshape_leaving (a) && a->spares[i].io)
+      move_offset (&a->spares[i], (int64_t)r->delta);
     clear_fields (&a->spares[i].sb);
+  }
+  leave_roles (a);
   r->active = false;
+  r->backwards = false;
   memset (&r->fresh, 0, sizeof r->fresh);
   reshape_codes_free (a);
   __atomic_store_n (&a->geo.array_bytes, r->new_bytes, __ATOMIC_RELEASE);
@@ -295,6 +358,37 @@ set_busy (struct raid_array *a, uint64_t s0, uint64_t s1)
   pthread_mutex_unlock (&r->busy_mutex);
 }
 
+/* With the lock held alone: the next window, new stripes [*s0, *s1),
+ * n at most, on the side of the front not moved yet and as far as the
+ * critical section allows (the superblocks moved up to the front
+ * first when it allows nothing).  0, or -1 if that write failed. */
+static int
+pick_window (struct raid_array *a, uint64_t n, uint64_t *s0, uint64_t *s1)
+{
+  struct raid_reshape *r = &a->reshape;
+  int rc = 0;
+
+  /* With safe at the front the window has room: delta >= a unit. */
+  if (r->backwards) {
+    *s1 = r->front;
+    if (window_floor (a) >= *s1)
+      rc = reshape_checkpoint (a);
+    *s0 = *s1 > n ? *s1 - n : 0;
+    if (*s0 < window_floor (a))
+      *s0 = window_floor (a);
+    return rc;
+  }
+  *s0 = r->front;
+  if (window_limit (a) <= *s0)
+    rc = reshape_checkpoint (a);
+  *s1 = *s0 + n;
+  if (*s1 > window_limit (a))
+    *s1 = window_limit (a);
+  if (*s1 > total_stripes (a))
+    *s1 = total_stripes (a);
+  return rc;
+}
+
 int
 step_reshape (struct raid_array *a, uint64_t budget)
 {
@@ -316,16 +410,7 @@ step_reshape (struct raid_array *a, uint64_t budget)
   if (!buf)
     return -1;
   pthread_rwlock_wrlock (&r->lock);
-  s0 = r->front;
-  rc = 0;
-  if (window_limit (a) <= s0)
-    rc = reshape_checkpoint (a);
-  /* With safe at s0 the limit is past it: delta >= C (the start). */
-  s1 = s0 + n;
-  if (s1 > window_limit (a))
-    s1 = window_limit (a);
-  if (s1 > total_stripes (a))
-    s1 = total_stripes (a);
+  rc = pick_window (a, n, &s0, &s1);
   /* The window is moved without the lock: reads of its bytes go to the
    * old geometry, whose copy it leaves alone (the limit), and nothing
    * reads the new stripes it writes until the front passes them; a
@@ -339,8 +424,10 @@ step_reshape (struct raid_array *a, uint64_t budget)
     set_busy (a, s0, s0);
   }
   if (rc == 0) {
-    __atomic_store_n (&r->front, s1, __ATOMIC_RELEASE);
-    if (s1 < total_stripes (a) && (s1 - r->safe) * C >= checkpoint_bytes (a))
+    __atomic_store_n (&r->front, r->backwards ? s0 : s1, __ATOMIC_RELEASE);
+    if (moved_stripes (a) < total_stripes (a)
+        && (r->backwards ? r->safe - s0 : s1 - r->safe) * C
+               >= checkpoint_bytes (a))
       rc = reshape_checkpoint (a);
   }
   pthread_rwlock_unlock (&r->lock);
@@ -361,10 +448,10 @@ step_reshape (struct raid_array *a, uint64_t budget)
     return -1;
   }
   pthread_mutex_lock (&a->sb_lock);
-  a->job.pos = s1;
+  a->job.pos = moved_stripes (a);
   a->job.work_bytes += (s1 - s0) * C;
   pthread_mutex_unlock (&a->sb_lock);
-  if (s1 == total_stripes (a))
+  if (moved_stripes (a) == total_stripes (a))
     return finish (a);
   return 1;
 }
@@ -403,15 +490,16 @@ reshape_start_job (struct raid_array *a)
 
   a->job = (struct raid_job){
     .kind = RAID_JOB_RESHAPE,
-    .pos = a->reshape.front,
+    .pos = moved_stripes (a),
     .end = total_stripes (a),
-    .started_at = a->reshape.front,
+    .started_at = moved_stripes (a),
   };
   reshape_describe (a, what, sizeof what);
   array_log (a, RAID_LOG_INFO,
              "array %s: reshape %s runs from new stripe %" PRIu64
-             " of %" PRIu64,
-             a->name, what, a->job.pos, a->job.end);
+             " of %" PRIu64 "%s",
+             a->name, what, a->reshape.front, a->job.end,
+             a->reshape.backwards ? " down" : "");
   array_event (a, RAID_EVENT_REBUILD_STARTED, -1, "reshape");
 }
 
@@ -428,17 +516,20 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
 
   if (!(ref->feature_map & MD_FEATURE_RESHAPE))
     return 0;
-  /* The superblock's checks allow only a RAID5/6 growing (superblock.c);
-   * the old geometry must still be one (geometry_init says why not). */
+  /* The superblock's checks allow only a RAID5/6 growing or shrinking
+   * (superblock.c); the old geometry must still be one (geometry_init
+   * says why not).  A shrink's dropped roles are the first spares
+   * (place.c). */
   r->old = a->geo;
-  r->old.members = a->geo.members - (unsigned)delta_disks;
+  r->old.members = (unsigned)((int32_t)a->geo.members - delta_disks);
   r->old.layout = ref->layout;
   r->old.chunk_bytes = (uint64_t)ref->chunk_sectors * 512;
   if (geometry_init (&r->old, err, errlen) == -1)
     return -1;
-  r->delta = (uint64_t)(-(int64_t)moved) * 512;
-  for (m = 0; m < a->geo.members; m++) {
-    const struct raid_slot *s = &a->slots[m];
+  r->backwards = delta_disks < 0;
+  r->delta = (uint64_t)(r->backwards ? (int64_t)moved : -(int64_t)moved) * 512;
+  for (m = 0; m < r->old.members; m++) {
+    const struct raid_slot *s = array_slot (a, m);
     if (slot_state (s) != SLOT_ACTIVE && gone++ == a->geo.parity_members)
       return array_refuse (err, errlen,
                            "array %s is in the middle of a reshape and "
@@ -450,7 +541,11 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
       continue;
     if (!(s->sb.feature_map & MD_FEATURE_NEW_OFFSET)
         || s->sb.new_offset != ref->new_offset
-        || s->data_offset_bytes < r->delta + 2 * MD_SB_OFFSET_BYTES)
+        || (!r->backwards
+            && s->data_offset_bytes < r->delta + 2 * MD_SB_OFFSET_BYTES)
+        || (r->backwards && m < a->geo.members
+            && s->io->size_bytes
+                   < s->data_offset_bytes + r->delta + a->geo.member_bytes))
       return array_refuse (err, errlen,
                            "member %u (%s): new_offset %d sectors, the "
                            "array's %d: not a reshape nbdraid can continue",
@@ -469,7 +564,8 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
                          strerror (errno));
   r->front = r->safe = pos / S;
   r->new_bytes = a->geo.array_bytes;
-  a->geo.array_bytes = r->old.array_bytes;
+  if (r->old.array_bytes < a->geo.array_bytes)
+    a->geo.array_bytes = r->old.array_bytes;
   r->active = true;
   reshape_describe (a, what, sizeof what);
   array_log (a, RAID_LOG_INFO,

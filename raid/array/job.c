@@ -116,7 +116,8 @@ array_spare_fits (const struct raid_array *a, unsigned i)
 {
   const struct raid_slot *s = &a->spares[i];
 
-  return slot_state (s) == SLOT_ACTIVE && s->io &&
+  /* The first spares may hold roles a shrink drops (reshape.h). */
+  return i >= reshape_leaving (a) && slot_state (s) == SLOT_ACTIVE && s->io &&
     s->io->size_bytes >= s->data_offset_bytes + a->geo.member_bytes;
 }
 

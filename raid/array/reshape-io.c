@@ -1,6 +1,6 @@
 /* nbdraid: the members' I/O while a reshape runs: RAID5/6 chunks read
  * and written at the members' absolute offsets in the old geometry
- * (addresses at and above the front) or the new one (below it), for
+ * or the new one (on the side of the front the job has moved), for
  * the clients' requests and for the job's windows.
  *
  * The level's request paths know one geometry; these know two, and
@@ -25,11 +25,24 @@
 
 #include "array.h"
 
+unsigned
+reshape_leaving (const struct raid_array *a)
+{
+  const struct raid_reshape *r = &a->reshape;
+
+  return r->active && r->backwards ? r->old.members - a->geo.members : 0;
+}
+
 uint64_t
 reshape_member_offset (const struct raid_array *a, unsigned m, bool new_geo,
                        uint64_t off)
 {
-  return a->slots[m].data_offset_bytes - (new_geo ? a->reshape.delta : 0) + off;
+  const struct raid_reshape *r = &a->reshape;
+  uint64_t at = array_slot ((struct raid_array *)a, m)->data_offset_bytes + off;
+
+  if (!new_geo)
+    return at;
+  return r->backwards ? at + r->delta : at - r->delta;
 }
 
 uint64_t
@@ -134,7 +147,7 @@ reshape_gone (const struct raid_array *a, bool new_geo, struct member_set *gone)
 
   memset (gone, 0, sizeof *gone);
   for (m = 0; m < g->members; m++)
-    if (slot_state (&a->slots[m]) != SLOT_ACTIVE
+    if (slot_state (array_slot ((struct raid_array *)a, m)) != SLOT_ACTIVE
         || (!new_geo && member_set_has (&a->reshape.fresh, m)))
       member_set_add (gone, m);
   if (member_set_count (gone) > g->parity_members) {
@@ -252,11 +265,15 @@ col_write (struct raid_array *a, struct col *c, unsigned data_block,
   return r;
 }
 
-/* Bytes a column of the new geometry takes, every block len bytes. */
+/* Bytes a column of either geometry takes, every block len bytes. */
 static size_t
 col_bytes (const struct raid_array *a, uint64_t len)
 {
-  return (a->geo.data_members + a->geo.parity_members) * len;
+  unsigned n = a->geo.members > a->reshape.old.members
+                   ? a->geo.members
+                   : a->reshape.old.members;
+
+  return n * len;
 }
 
 /* Read array bytes [offset, offset+count) of geometry new_geo into buf
@@ -414,12 +431,19 @@ reshape_write_stripes (struct raid_array *a, const struct member_set *gone,
   return r;
 }
 
-/* The front as an array address: below it, the new geometry. */
+/* The front as an array address. */
 static uint64_t
 boundary (const struct raid_array *a)
 {
   return __atomic_load_n (&a->reshape.front, __ATOMIC_ACQUIRE)
          * reshape_stripe_bytes (a);
+}
+
+/* Is array byte addr in the new geometry, the front at edge? */
+static bool
+moved (const struct raid_array *a, uint64_t edge, uint64_t addr)
+{
+  return (addr < edge) != a->reshape.backwards;
 }
 
 int
@@ -432,17 +456,16 @@ reshape_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 
   pthread_rwlock_rdlock (&a->reshape.lock);
   edge = boundary (a);
-  if (offset < edge) {
-    len = edge - offset < count ? edge - offset : count;
-    r = reshape_gone (a, true, &gone);
+  while (count && r == 0) {
+    bool new_geo = moved (a, edge, offset);
+    len = offset < edge && edge - offset < count ? edge - offset : count;
+    r = reshape_gone (a, new_geo, &gone);
     if (r == 0)
-      r = reshape_read_range (a, true, &gone, p, len, offset);
+      r = reshape_read_range (a, new_geo, &gone, p, len, offset);
     p += len;
     offset += len;
     count -= len;
   }
-  if (r == 0 && count && (r = reshape_gone (a, false, &gone)) == 0)
-    r = reshape_read_range (a, false, &gone, p, count, offset);
   pthread_rwlock_unlock (&a->reshape.lock);
   return r;
 }
@@ -482,7 +505,7 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
   while (count && r == 0) {
     struct member_set gone;
     uint64_t edge = boundary (a);
-    bool new_geo = offset < edge;
+    bool new_geo = moved (a, edge, offset);
     uint64_t len = new_geo ? C - offset % C : C0 - offset % C0;
 
     /* The front is a stripe boundary: no piece of a chunk straddles it. */
@@ -490,8 +513,8 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
       len = count;
     /* Bytes between the superblocks' reshape_position and the front
      * would be read in the old geometry after a crash: the superblocks
-     * move up to the front before the new geometry gets them. */
-    if (new_geo && offset + len > a->reshape.safe * S)
+     * move to the front before the new geometry gets them. */
+    if (new_geo && moved (a, a->reshape.safe * S, offset) != new_geo)
       r = reshape_checkpoint (a);
     /* A member may fail with any piece: looked at each time. */
     if (r == 0)

@@ -1,12 +1,18 @@
 /* nbdraid: a restriping reshape in progress (md's grow of a RAID5 or
- * RAID6 onto more members): its state, the requests' paths while it runs
- * (reshape-io.c) and the job that moves the data (job-reshape.c).
+ * RAID6 onto more members, or its shrink onto fewer): its state, the
+ * requests' paths while it runs (reshape-io.c) and the job that moves
+ * the data (job-reshape.c).
  *
  * While it runs, a->geo is the new geometry (every role, the new data
- * offsets) except for its array_bytes, which stay the old size until
- * the end; addresses below the front are in the new geometry, the
- * others still in the old one.  Both are read and written through the
- * members' absolute offsets, not through the level's request paths.
+ * offsets) except for its array_bytes, which stay the smaller of the
+ * two sizes until the end.  A grow runs forwards: addresses below the
+ * front are in the new geometry, the others still in the old one.  A
+ * shrink runs backwards, md's way: from the end of the smaller array
+ * down, the addresses at the front and above in the new geometry.  The
+ * roles a shrink drops (reshape_leaving) are the first spares while it
+ * runs, their op indexes the old roles'.  Both geometries are read and
+ * written through the members' absolute offsets, not through the
+ * level's request paths.
  */
 #ifndef NBDRAID_RESHAPE_H
 #define NBDRAID_RESHAPE_H
@@ -24,13 +30,18 @@ struct md_superblock;
 
 struct raid_reshape {
   bool active;
-  struct raid_geometry old; /* where addresses at the front and above are */
+  struct raid_geometry old; /* where the addresses not moved yet are */
   uint64_t new_bytes;       /* the array's size once done */
-  /* Bytes each role's data offset moves back: the new data area starts
-   * this much before the old one (md's new_offset, negative). */
+  /* Fewer members: the job runs from the end down (md's
+   * reshape_backwards) and the data offset moves up. */
+  bool backwards;
+  /* Bytes each role's data offset moves: the new data area starts this
+   * much before the old one (md's new_offset, negative), or after it
+   * when backwards. */
   uint64_t delta;
-  /* New stripes written (front, atomic), and written as far as the
-   * superblocks' reshape_position says (safe). */
+  /* Where the new stripes written end (forwards) or start (backwards):
+   * the front (atomic), and where the superblocks' reshape_position
+   * says it is (safe). */
   uint64_t front;
   uint64_t safe;
   /* Client reads share it; client writes, and the job while it moves
@@ -56,6 +67,10 @@ struct raid_reshape {
   /* The parity of the old geometry's stripes ([0]) and the new's. */
   struct parity_code code[2];
 };
+
+/* The roles a shrink drops: the first this many spares hold them
+ * until it ends (md makes them spares then).  0 for any other. */
+unsigned reshape_leaving (const struct raid_array *a);
 
 /* Bytes of array one new stripe holds. */
 uint64_t reshape_stripe_bytes (const struct raid_array *a);

@@ -23,6 +23,17 @@ reference_role (const struct md_superblock *ref, const struct raid_slot *s)
   return md_sb_role (&s->sb);
 }
 
+/* The roles a shrink under way drops (reshape.h): held by devices the
+ * array keeps as its first spares until the reshape ends. */
+static unsigned
+leaving_roles (const struct md_superblock *ref)
+{
+  int32_t delta = (int32_t)ref->delta_disks;
+
+  return ref->feature_map & MD_FEATURE_RESHAPE && delta < 0 ? (unsigned)-delta
+                                                            : 0;
+}
+
 /* Put a candidate in role r; the fresher of two claimants wins. */
 static int
 claim_role (struct raid_array *a, struct candidate *c, unsigned r,
@@ -114,7 +125,7 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
                            ref->set_name);
     }
     role = reference_role (ref, s);
-    if (role < a->geo.members) {
+    if (role < a->geo.members + leaving_roles (ref)) {
       if (claim_role (a, &c[i], role, ref, holder, err, errlen))
         return -1;
     }
@@ -156,7 +167,39 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
   return 0;
 }
 
-/* The devices outside the roles: spares, and stale or faulty ones. */
+/* The roles a shrink drops, into the first spares in their order; one
+ * no device holds is a faulty stub there (the old geometry does
+ * without it). */
+static void
+place_leaving (struct raid_array *a, struct candidate *c, unsigned n,
+               const struct md_superblock *ref)
+{
+  unsigned j, i;
+
+  for (j = 0; j < leaving_roles (ref); j++) {
+    struct raid_slot *s = &a->spares[a->nspares++];
+    for (i = 0; i < n; i++)
+      if (c[i].placed && c[i].s.io
+          && reference_role (ref, &c[i].s) == a->geo.members + j)
+        break;
+    if (i < n) {
+      *s = c[i].s;
+      c[i].s.io = NULL;
+      c[i].s.path = c[i].s.controller = NULL;
+      continue;
+    }
+    s->state = SLOT_FAULTY;
+    s->path = strdup (RAID_MEMBER_MISSING);
+    s->sb = *ref;
+    s->sb.dev_number = ref->max_dev;
+    snprintf (s->why, sizeof s->why,
+              "no device holds role %u, which the reshape drops",
+              a->geo.members + j);
+  }
+}
+
+/* The devices outside the roles: spares (a shrink's dropped roles
+ * first), and stale or faulty ones. */
 int
 place_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
                 const struct md_superblock *ref)
@@ -166,6 +209,7 @@ place_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
   a->spares = calloc (RAID_MAX_MEMBERS, sizeof *a->spares);
   if (!a->spares)
     return -1;
+  place_leaving (a, c, n, ref);
   for (i = 0; i < n; i++) {
     struct raid_slot *s = &c[i].s;
     /* Member lines that could not be read speak for their role. */

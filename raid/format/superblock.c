@@ -195,8 +195,9 @@ check_kind (const uint8_t *b, const struct md_superblock *sb,
  * RAID5 or RAID6 onto as many members or more (a RAID4: a RAID0 that
  * grows as md grows one), its chunk or layout changing or not, its
  * data offset moving back (md without a backup file; the assembly
- * checks that every role moves it alike); a moved data offset only
- * with a reshape. */
+ * checks that every role moves it alike), or a RAID5 or RAID6 onto
+ * fewer members, its data offset moving up (md's backwards reshape);
+ * a moved data offset only with a reshape. */
 static int
 check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
 {
@@ -224,11 +225,17 @@ check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
       && (sb->feature_map & MD_FEATURE_NEW_OFFSET)
       && (int32_t)sb->new_offset < 0)
     return 0;
+  if ((sb->level == 5 || sb->level == 6) && (int32_t)sb->new_level == sb->level
+      && (int32_t)sb->delta_disks < 0
+      && (sb->feature_map & MD_FEATURE_NEW_OFFSET)
+      && (int32_t)sb->new_offset > 0)
+    return 0;
   snprintf (err, errlen,
             "feature_map 0x%x: a reshape in progress is not "
             "supported (RAID%d to RAID%u, %d more members, %s: nbdraid "
             "continues only a RAID4, RAID5 or RAID6 reshape onto as many "
-            "members or more with its data offset moved back)",
+            "members or more with its data offset moved back, or onto "
+            "fewer with it moved forward)",
             sb->feature_map, sb->level, sb->new_level, (int32_t)sb->delta_disks,
             !(sb->feature_map & MD_FEATURE_NEW_OFFSET)
                 ? "the data offset kept (md with a backup file)"
@@ -468,8 +475,8 @@ md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
     .member_bytes = md_sb_member_bytes (sb),
   };
   uint64_t member_sectors = member_bytes / 512;
+  uint32_t i, roles = sb->raid_disks;
   char why[160];
-  uint32_t i;
 
   if (sb->size_sectors > UINT64_MAX / 512 ||
       geometry_init (&g, why, sizeof why) == -1) {
@@ -480,15 +487,18 @@ md_sb_check (const struct md_superblock *sb, uint64_t member_bytes,
               sb->size_sectors > UINT64_MAX / 512 ? "size overflows" : why);
     return -1;
   }
+  /* A shrink under way: the roles it drops hold data until it ends. */
+  if ((sb->feature_map & MD_FEATURE_RESHAPE) && (int32_t)sb->delta_disks < 0)
+    roles += (uint32_t)-(int32_t)sb->delta_disks;
   for (i = 0; i < sb->max_dev; i++)
-    if (sb->dev_roles[i] >= sb->raid_disks && sb->dev_roles[i] != MD_ROLE_SPARE
+    if (sb->dev_roles[i] >= roles && sb->dev_roles[i] != MD_ROLE_SPARE
         && sb->dev_roles[i] != MD_ROLE_FAULTY
         && !(sb->dev_roles[i] == MD_ROLE_JOURNAL
              && (sb->feature_map & MD_FEATURE_JOURNAL))) {
       snprintf (err, errlen,
                 "dev_roles[%" PRIu32 "] 0x%x is neither a "
-                "role below raid_disks %" PRIu32 " nor spare or faulty%s",
-                i, sb->dev_roles[i], sb->raid_disks,
+                "role below %" PRIu32 " nor spare or faulty%s",
+                i, sb->dev_roles[i], roles,
                 sb->dev_roles[i] == MD_ROLE_JOURNAL ? " (a journal without "
                                                       "md's journal feature)"
                                                     : "");

@@ -552,6 +552,12 @@ int raid_admin_readonly (struct raid_array *a, bool readonly, char *err,
  * the new size.  What was done goes into done. */
 int raid_admin_grow (struct raid_array *a, const char *size, char *done,
                      size_t donelen, char *err, size_t errlen);
+/* Serve only the first size bytes of the array (mdadm --grow
+ * --array-size), or all of them again ("max"): before a shrink to
+ * fewer members.  Not kept across a restart; new connections see the
+ * new size, requests past it fail with ENOSPC. */
+int raid_admin_array_size (struct raid_array *a, const char *size, char *done,
+                           size_t donelen, char *err, size_t errlen);
 /* Add or drop mirrors of a RAID1 (mdadm --grow --raid-devices): more
  * are filled from the array's spares and recovered; fewer needs the
  * roles to drop empty (failed and removed).  changed gets the paths

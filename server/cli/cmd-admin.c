@@ -4,7 +4,7 @@
  *   nbdraid fail CONFIG MEMBER [--force]     nbdraid remove CONFIG MEMBER
  *   nbdraid add CONFIG PATH                  nbdraid replace CONFIG MEMBER [--with PATH]
  *   nbdraid check|repair|idle CONFIG         nbdraid speed-limit CONFIG [MIN MAX]
- *   nbdraid grow CONFIG --size max|SIZE|--raid-devices N|--level L
+ *   nbdraid grow CONFIG --size|--array-size max|SIZE|--raid-devices N|--level L
  *   nbdraid wait CONFIG
  *
  * CONFIG may be replaced by --socket PATH.  nbdraid monitor is
@@ -41,7 +41,7 @@ static const struct verb {
   const char *name;
   int min, max;
   const char *args;             /* for its usage line */
-  const char *options[6];
+  const char *options[7];
 } verbs[] = {
   { "status",
     0,
@@ -57,9 +57,10 @@ static const struct verb {
   { "grow",
     0,
     0,
-    "--size max|SIZE | --raid-devices N | --level L [--layout NAME] | "
-    "--chunk SIZE | --layout NAME",
-    { "--size", "--raid-devices", "--level", "--chunk", "--layout" } },
+    "--size max|SIZE | --array-size max|SIZE | --raid-devices N | "
+    "--level L [--layout NAME] | --chunk SIZE | --layout NAME",
+    { "--size", "--array-size", "--raid-devices", "--level", "--chunk",
+      "--layout" } },
   { "check",
     0,
     0,
@@ -94,7 +95,8 @@ admin_verb_args (const char *verb)
 static int
 grow_options (const char *line)
 {
-  return !!strstr (line, "\t--size\t") + !!strstr (line, "\t--raid-devices\t")
+  return !!strstr (line, "\t--size\t") + !!strstr (line, "\t--array-size\t")
+         + !!strstr (line, "\t--raid-devices\t")
          + !!strstr (line, "\t--level\t") + !!strstr (line, "\t--chunk\t")
          + !!strstr (line, "\t--layout\t");
 }
@@ -105,6 +107,7 @@ valued (const char *option)
 {
   return strcmp (option, "--with") == 0 || strcmp (option, "--budget") == 0
          || strcmp (option, "--size") == 0 || strcmp (option, "--array") == 0
+         || strcmp (option, "--array-size") == 0
          || strcmp (option, "--raid-devices") == 0
          || strcmp (option, "--level") == 0 || strcmp (option, "--chunk") == 0
          || strcmp (option, "--layout") == 0;
@@ -259,8 +262,8 @@ cmd_admin (int argc, char **argv)
                      ? absolute (w, abs, sizeof abs) : w))
       return 2;
   }
-  /* grow takes one of --size, --raid-devices, --level, --chunk and
-   * --layout, or --level with --layout. */
+  /* grow takes one of --size, --array-size, --raid-devices, --level,
+   * --chunk and --layout, or --level with --layout. */
   if ((!rq.socket && !rq.config) || nargs < v->min
       || (strcmp (v->name, "speed-limit") == 0 && nargs == 1)
       || (strcmp (v->name, "grow") == 0 && grow_options (rq.line) != 1

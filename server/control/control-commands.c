@@ -400,6 +400,18 @@ control_command (struct control *c, struct raid_array *a,
     control_kick (c);           /* the resync of the new space */
   }
   else if (strcmp (w[0], "grow") == 0 && n == 3 &&
+           strcmp (w[1], "--array-size") == 0) {
+    if (t.a != a) {
+      snprintf (err, sizeof err, "array %s is nested in array %s: cutting "
+                "its size is not supported", raid_name (t.a), raid_name (a));
+      r = -1;
+    }
+    else
+      r = raid_admin_array_size (t.a, w[2], done, sizeof done, err,
+                                 sizeof err);
+    answer (fp, r, err, done);
+  }
+  else if (strcmp (w[0], "grow") == 0 && n == 3 &&
            strcmp (w[1], "--raid-devices") == 0) {
     char changed[4096];
     unsigned before = raid_members (t.a);
@@ -413,13 +425,18 @@ control_command (struct control *c, struct raid_array *a,
     else
       r = raid_admin_grow_devices (t.a, w[2], changed, sizeof changed, done,
                                    sizeof done, err, sizeof err);
-    /* The superblocks carry the new count: the member lines follow. */
-    if (r == 0)
+    /* The superblocks carry the new count: the member lines follow
+     * (a RAID5/6's dropped roles are spares: its devices still hold
+     * the data the reshape moves). */
+    if (r == 0) {
+      struct raid_shape sh;
+      raid_get_shape (t.a, &sh);
       r = raid_config_change_roles (t.cfg, changed,
-                                    raid_members (t.a) > before
-                                        ? RAID_ROLES_PROMOTE
-                                        : RAID_ROLES_DROP,
+                                    raid_members (t.a) > before ? RAID_ROLES_PROMOTE
+                                    : sh.level == 1             ? RAID_ROLES_DROP
+                                                                : RAID_ROLES_DEMOTE,
                                     err, sizeof err);
+    }
     answer (fp, r, err, done);
     control_kick (c);           /* the recovery of the new mirrors */
   }

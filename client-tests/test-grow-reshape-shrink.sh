@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# nbdraid grow --raid-devices 4 on a running 5-member RAID5, md's
+# shrink without a backup file: refused while the array is bigger than
+# four members hold, the refusal naming the size (nothing changes);
+# nbdraid grow --array-size cuts it (new connections see the new size,
+# a request past it fails); the reshape then runs backwards from the
+# end, each member's data moving up a chunk, under fio (crc32c verify)
+# on the first half, killed with -9 half-way and resumed.  At the end
+# the array keeps its cut size and every byte, the fifth device is a
+# spare (config, status, mdadm --examine), check finds no mismatch, the
+# array assembles again the same, and the four members match md's
+# layout (md-model.py).
+. "$(dirname "$0")/lib.sh"
+requires nbdkit
+requires nbdcopy
+requires nbdinfo
+requires nbdsh
+requires fio
+requires mdadm
+fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
+. "$abs_top_srcdir/client-tests/lib/reshape-under-fio.sh"
+
+new_array r5 5 left-symmetric 64K 5 34M --assume-clean
+dir=$T/r5
+array_option "speed-min = 4M" "speed-max = 4M"
+start_server "$conf"
+size=$(export_size)
+random_file "$T/data" "$size"
+nbdcopy --flush "$T/data" "$uri"
+offset0=$(mdadm --examine "$dir/d0.img" 2>/dev/null | sed -n 's/ *Data Offset : \([0-9]*\) sectors/\1/p')
+
+cp "$conf" "$T/conf.before"
+if out=$("$NBDRAID" grow "$conf" --raid-devices 4 2>&1); then
+  die "a shrink of the whole array was not refused: $out"
+fi
+echo "$out"
+[ "$(wc -l <<< "$out")" = 1 ] || die "not a one-line refusal: $out"
+cut=$(sed -n 's/.*nbdraid grow --array-size \([0-9]*\) first.*/\1/p' <<< "$out")
+[ -n "$cut" ] || die "the refusal names no size: $out"
+cmp -s "$conf" "$T/conf.before" || die "the refusal changed the config"
+status_is "j['job']['kind'] == 'idle' and j['members'] == 5" || die "the refusal changed the array: $(status_json)"
+out=$("$NBDRAID" grow "$conf" --array-size 1G 2>&1) && die "an array size past the end was accepted: $out"
+grep -q "more than array" <<< "$out" || die "unclear refusal: $out"
+
+out=$("$NBDRAID" grow "$conf" --array-size "$cut") || die "array-size refused: $out"
+echo "$out"
+[ "$(export_size)" = "$cut" ] || die "a new connection sees $(export_size) bytes, not $cut"
+nbdsh -u "$uri" -c "
+try:
+    h.pread(512, $cut)
+    raise SystemExit('a read past the cut size worked')
+except nbd.Error:
+    pass
+" || die "a read past the array size did not fail"
+
+half=$((cut / 2))
+fio_on_half "$half"
+out=$("$NBDRAID" grow "$conf" --raid-devices 4) || die "grow refused: $out"
+echo "$out"
+wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
+st=$("$NBDRAID" detail "$conf")
+grep -qF 'Delta Devices : -1, (5->4)' <<< "$st" || die "detail does not say 5->4: $st"
+grep -q '^spare = .*d4.img$' "$conf" && [ "$(grep -c '^member = ' "$conf")" = 4 ] ||
+  die "the config does not list 4 members and the spare: $(cat "$conf")"
+status_is "j['reshape_from']['members'] == 5" || die "status: $(status_json)"
+wait "$fio_pid" || { cat "$T/fio.out" >&2; die "fio verify failed across the reshape"; }
+wait_status 60 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 12 * 1048576" ||
+  die "the reshape did not get half-way: $(status_json)"
+crash_mid_reshape
+wait_status 60 "j['job']['kind'] == 'idle' and j['working'] == 4"
+grep -q "reshape finished: 4 members" "$T/nbdkit.log" || die "no reshape finished in the log"
+[ "$(export_size)" = "$cut" ] || die "the array is $(export_size) bytes, not $cut"
+status_is "[d['state'] for d in j['devices'] if d['role'] == -1] == ['spare']" ||
+  die "the fifth device is not a spare: $(status_json)"
+"$NBDRAID" check "$conf" > /dev/null || die "check refused"
+wait_status 60 "j['job']['kind'] == 'idle'"
+status_is "j['mismatches'] == 0" || die "mismatches after the reshape: $(status_json)"
+reshaped_holds "$cut" "$cut" "$half" "$dir" 4
+for m in $members; do
+  mdadm --examine "$m" > "$T/examine" 2>&1
+  grep -q "Raid Devices : 4" "$T/examine" && ! grep -q "Reshape" "$T/examine" ||
+    die "mdadm --examine $m: $(cat "$T/examine")"
+  offset=$(sed -n 's/ *Data Offset : \([0-9]*\) sectors/\1/p' "$T/examine")
+  [ "$offset" = $((offset0 + 128)) ] || die "$m: data offset $offset, not $offset0 + 128"
+done
+mdadm --examine "$dir/d4.img" | grep -q "Device Role : spare" ||
+  die "d4 is not a spare: $(mdadm --examine "$dir/d4.img")"
+echo "ok: RAID5 shrunk from 5 to 4 members under fio and a kill -9, $size -> $cut bytes"
