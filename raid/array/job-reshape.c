@@ -196,7 +196,8 @@ move_offset (struct raid_slot *s, int64_t by)
 }
 
 /* The roles a shrink dropped are spares now, in every superblock (md's
- * raid5_finish_reshape, then remove_and_add_spares). */
+ * raid5_finish_reshape, then remove_and_add_spares), but for a device
+ * that failed. */
 static void
 leave_roles (struct raid_array *a)
 {
@@ -204,6 +205,8 @@ leave_roles (struct raid_array *a)
 
   for (i = 0; i < k; i++) {
     uint32_t dev = a->spares[i].sb.dev_number;
+    if (slot_state (&a->spares[i]) != SLOT_ACTIVE)
+      continue; /* a failed one stays faulty */
     for (j = 0; j < a->geo.members + a->nspares; j++)
       if (dev < array_slot (a, j)->sb.max_dev)
         array_slot (a, j)->sb.dev_roles[dev] = MD_ROLE_SPARE;

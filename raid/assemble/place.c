@@ -167,6 +167,19 @@ place_devices (struct raid_array *a, const struct raid_config *cfg,
   return 0;
 }
 
+/* The role a device that may hold one a shrink drops holds: the one
+ * the reference gives it (placed, the fresher of two claimants), or,
+ * if it failed, the one it had (it shows there, faulty). */
+static uint16_t
+leaving_role (const struct md_superblock *ref, const struct candidate *c)
+{
+  uint16_t role = reference_role (ref, &c->s);
+
+  if (role == MD_ROLE_FAULTY)
+    return md_sb_role (&c->s.sb);
+  return c->placed ? role : MD_ROLE_SPARE;
+}
+
 /* The roles a shrink drops, into the first spares in their order; one
  * no device holds is a faulty stub there (the old geometry does
  * without it). */
@@ -179,8 +192,7 @@ place_leaving (struct raid_array *a, struct candidate *c, unsigned n,
   for (j = 0; j < leaving_roles (ref); j++) {
     struct raid_slot *s = &a->spares[a->nspares++];
     for (i = 0; i < n; i++)
-      if (c[i].placed && c[i].s.io
-          && reference_role (ref, &c[i].s) == a->geo.members + j)
+      if (c[i].s.io && leaving_role (ref, &c[i]) == a->geo.members + j)
         break;
     if (i < n) {
       *s = c[i].s;
