@@ -27,7 +27,7 @@ start_server "$conf"
 if out=$("$NBDRAID" grow "$conf" --level 5 --raid-devices 3 2>&1); then
   die "--level with --raid-devices: accepted"
 fi
-grep -q "usage: nbdraid grow CONFIG|--socket PATH --size max|SIZE | --raid-devices N | --level L" <<< "$out" ||
+grep -q "usage: nbdraid grow CONFIG|--socket PATH --size max|SIZE | --array-size max|SIZE | --raid-devices N | --level L" <<< "$out" ||
   die "--level with --raid-devices: $out"
 echo "ok: --level with another change: usage"
 expect_refusal "not a level" "nbdraid: 'five' is not a level (0, 1, 4, 5, 6, 10, or raid5...)" \

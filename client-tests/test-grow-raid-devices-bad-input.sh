@@ -23,7 +23,7 @@ start_server "$conf"
 if out=$("$NBDRAID" grow "$conf" --size max --raid-devices 4 2>&1); then
   die "--size with --raid-devices: accepted"
 fi
-grep -q "usage: nbdraid grow CONFIG|--socket PATH --size max|SIZE | --raid-devices N" <<< "$out" ||
+grep -q "usage: nbdraid grow CONFIG|--socket PATH --size max|SIZE | --array-size max|SIZE | --raid-devices N" <<< "$out" ||
   die "--size with --raid-devices: $out"
 echo "ok: --size and --raid-devices together: usage"
 expect_refusal "not a count" \

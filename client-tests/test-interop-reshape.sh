@@ -14,7 +14,11 @@
 # (RESHAPE_LEVEL=0: test-interop-reshape-raid0.sh) grows as md grows
 # one, a RAID4 without its parity: md finishes that RAID4, degraded
 # (nothing to check), and mdadm --grow --level=0 makes it a RAID0 of
-# five holding the data, as mdadm's own grow ends.
+# five holding the data, as mdadm's own grow ends.  A RAID5 giving up
+# a member (RESHAPE_GROW="--raid-devices 3":
+# test-interop-reshape-shrink.sh), cut with grow --array-size first,
+# reshapes backwards, its data offsets moving up: md ends it at the cut
+# size, the fourth device a spare.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -23,8 +27,9 @@ requires nbdinfo
 requires_guest
 reshape_level "${RESHAPE_LEVEL:-5}"
 grow=${RESHAPE_GROW:---raid-devices 5}
-n=4
-[ "${grow%% *}" = --raid-devices ] && n=5
+n=4 shrink=
+[ "$grow" = "--raid-devices 5" ] && n=5
+[ "$grow" = "--raid-devices 3" ] && shrink=1
 [ "${grow%% *}" = --level ] && n=5 # a spare becomes Q
 
 interop_config "$T/$name" "$level" "$layout" 64K 4 24M none
@@ -40,14 +45,19 @@ nbdcopy --flush "$T/data" "$uri"
 if [ $n = 5 ]; then
   "$NBDRAID" add "$conf" "$T/$name/d4.img" > /dev/null || die "add refused"
 fi
+new=$size
+if [ -n "$shrink" ]; then
+  # Three members hold a chunk less each: the data moves up one.
+  new=$(((size / data_members - 65536) * (data_members - 1)))
+  "$NBDRAID" grow "$conf" --array-size "$new" > /dev/null || die "array-size refused"
+fi
 # shellcheck disable=SC2086
 "$NBDRAID" grow "$conf" $grow > /dev/null || die "grow $grow refused"
 wait_status 60 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 8 * 1048576" ||
   die "the reshape did not get far: $(status_json)"
 stop_server
 grep -q "reshape finished" "$T/nbdkit.log" && die "the reshape finished before the stop"
-new=$size
-[ "${grow%% *}" = --raid-devices ] && new=$((size / data_members * (data_members + 1)))
+[ $n = 5 ] && [ "${grow%% *}" = --raid-devices ] && new=$((size / data_members * (data_members + 1)))
 truncate -s "$new" "$T/data"
 sum=$(md5 "$T/data")
 
