@@ -57,10 +57,10 @@ expect_refusal "degraded" \
   grow "$conf" --raid-devices 2
 stop_server
 
-new_array r10 10 n2 64K 4 34M --assume-clean
+new_array r10 10 f2 64K 4 34M --assume-clean
 start_server "$conf"
-expect_refusal "RAID10" \
-  "nbdraid: array test is RAID10: --raid-devices changes a RAID1's mirrors or a RAID0/5/6's members only" \
+expect_refusal "RAID10, far layout" \
+  "nbdraid: array test is RAID10 with a far layout: md cannot reshape it" \
   grow "$conf" --raid-devices 5
 stop_server
 

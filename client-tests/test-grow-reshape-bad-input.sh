@@ -8,8 +8,9 @@
 # members, a layout that is not one, a degraded array, another job
 # running, a reshape already running, a read-only array, members with
 # no room before their data to move it back, an array with a partial
-# parity log; and levels other than RAID0, RAID1, RAID5 and RAID6 (a
-# RAID0 takes no fewer members).
+# parity log; a RAID10 without the spare or cut first; and levels
+# other than RAID0, RAID1, RAID5, RAID6 and RAID10 (a RAID0 takes no
+# fewer members).
 . "$(dirname "$0")/lib.sh"
 . "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
@@ -141,14 +142,18 @@ stop_server
 new_array r03 0 - 64K 3 34M
 start_server "$conf"
 expect_refusal "RAID0, fewer members" \
-  "nbdraid: array test is RAID0: md takes members from a RAID5 or RAID6 only" \
+  "nbdraid: array test is RAID0: md takes members from a RAID5, RAID6 or RAID10 only" \
   grow "$conf" --raid-devices 2
 stop_server
 new_array r10 10 n2 64K 4 34M --assume-clean
 start_server "$conf"
-expect_refusal "RAID10" \
-  "nbdraid: array test is RAID10: --raid-devices changes a RAID1's mirrors or a RAID0/5/6's members only" \
+expect_refusal "RAID10, no spare" \
+  "nbdraid: array test needs 1 spare, array has 0 (add them with nbdraid add first)" \
   grow "$conf" --raid-devices 5
+size=$(export_size)
+expect_refusal "RAID10, fewer members, the array not cut" \
+  "nbdraid: array test is $size bytes, more than 3 members hold ($(((size / 2 - 65536) * 3 / 2 / 65536 * 65536))): move any data off its end, then nbdraid grow --array-size $(((size / 2 - 65536) * 3 / 2 / 65536 * 65536)) first, as with mdadm" \
+  grow "$conf" --raid-devices 3
 stop_server
 
 # A partial parity log: md reshapes no array with one.

@@ -44,12 +44,13 @@ md_check () {
   else fail "$1: check found mismatch_cnt $mm"; fi
 }
 
-# md_holds WHAT DEV SIZE MD5: DEV is SIZE bytes with that md5sum
+# md_holds WHAT DEV SIZE MD5 [BYTES]: DEV is SIZE bytes with that
+# md5sum (of its first BYTES, if given)
 md_holds () {
   local size sum
   size=$(blockdev --getsize64 "$2")
   [ "$size" = "$3" ] || { fail "$1: size $size, expected $3"; return; }
-  sum=$(md5sum < "$2" | cut -d' ' -f1)
+  sum=$(head -c "${5:-$size}" "$2" | md5sum | cut -d' ' -f1)
   if [ "$sum" = "$4" ]; then ok "$1: $size bytes, data matches"
   else fail "$1: md5 $sum, expected $4"; fi
 }

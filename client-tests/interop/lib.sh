@@ -170,12 +170,14 @@ try_server () {
 }
 
 # reshape_level LEVEL: the 4-member array the reshape tests grow, of
-# LEVEL (0, 5 or 6): sets level, name (rLEVEL), data_members and
-# layout (left-symmetric; - for a RAID0).
+# LEVEL (0, 5, 6 or 10): sets level, name (rLEVEL), data_members (for
+# a near-2 RAID10, the members: its size grows as a RAID0's) and layout
+# (left-symmetric; - for a RAID0, n2 for a RAID10).
 reshape_level () {
   level=$1
   name=r$level
-  data_members=$((level == 0 ? 4 : level == 5 ? 3 : 2))
+  data_members=$((level == 0 || level == 10 ? 4 : level == 5 ? 3 : 2))
   layout=left-symmetric
   if [ "$level" = 0 ]; then layout=-; fi
+  if [ "$level" = 10 ]; then layout=n2; fi
 }

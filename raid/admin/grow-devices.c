@@ -27,7 +27,7 @@ check_array (struct raid_array *a, unsigned n, bool *shrink, char *err,
   if (a->geo.level != 1)
     return array_refuse (err, errlen,
                          "array %s is RAID%d: --raid-devices changes "
-                         "a RAID1's mirrors or a RAID0/5/6's members only",
+                         "a RAID1's mirrors or a RAID0/5/6/10's members only",
                          a->name, a->geo.level);
   if (admin_refuse_unwritable (a, err, errlen) == -1
       || admin_refuse_nested (a, "changing its members", err, errlen) == -1
@@ -189,7 +189,8 @@ raid_admin_grow_devices (struct raid_array *a, const char *count, char *changed,
                          count, a->name,
                          a->geo.lvl->min_members (a->geo.layout),
                          RAID_MAX_MEMBERS);
-  if (a->geo.level == 0 || a->geo.level == 5 || a->geo.level == 6)
+  if (a->geo.level == 0 || a->geo.level == 5 || a->geo.level == 6
+      || a->geo.level == 10)
     return raid_admin_reshape (
         a,
         &(struct reshape_target){ .level = a->geo.level,

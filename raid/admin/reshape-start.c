@@ -76,12 +76,15 @@ room (struct raid_array *a, unsigned n, uint64_t unit, uint64_t *delta,
 }
 
 /* The larger of the two chunks: md moves a reshape on in units of it,
- * and wants that much room at least (raid5_run's min_offset_diff). */
+ * and wants that much room at least (raid5_run's min_offset_diff); a
+ * RAID10 a chunk of each far copy (raid10_start_reshape's). */
 static uint64_t
 reshape_unit (const struct raid_array *a, const struct reshape_target *to)
 {
-  return to->chunk_bytes > a->geo.chunk_bytes ? to->chunk_bytes
-                                              : a->geo.chunk_bytes;
+  uint64_t c = to->chunk_bytes > a->geo.chunk_bytes ? to->chunk_bytes
+                                                    : a->geo.chunk_bytes;
+
+  return a->geo.level == 10 ? c * a->geo.far : c;
 }
 
 /* A shrink: a RAID5/6 no bigger than the fewer members hold (mdadm's
@@ -94,14 +97,15 @@ check_shrink (struct raid_array *a, const struct reshape_target *to,
               uint64_t unit, uint64_t *delta, uint64_t *member_bytes,
               char *err, size_t errlen)
 {
-  const unsigned n = to->members, data = n - a->geo.parity_members;
+  const unsigned n = to->members;
+  struct raid_geometry g = a->geo;
   uint64_t mb = a->geo.member_bytes;
   unsigned m, least = 0;
 
-  if (a->geo.level != 5 && a->geo.level != 6)
+  if (a->geo.level != 5 && a->geo.level != 6 && a->geo.level != 10)
     return array_refuse (err, errlen,
                          "array %s is RAID%d: md takes members from a "
-                         "RAID5 or RAID6 only",
+                         "RAID5, RAID6 or RAID10 only",
                          a->name, a->geo.level);
   for (m = 0; m < n; m++) {
     const struct raid_slot *s = &a->slots[m];
@@ -119,13 +123,18 @@ check_shrink (struct raid_array *a, const struct reshape_target *to,
                          "member %u (%s) has no room to move its data up "
                          "%" PRIu64 " bytes, as md does without a backup file",
                          least, a->slots[least].path, unit);
-  if (raid_size (a) > mb * data)
+  g.members = n;
+  g.member_bytes = mb;
+  if (geometry_init (&g, err, errlen) == -1)
+    return -1;
+  if (raid_size (a) > g.array_bytes)
     return array_refuse (err, errlen,
                          "array %s is %" PRIu64 " bytes, more than %u "
                          "members hold (%" PRIu64 "): move any data off "
                          "its end, then nbdraid grow --array-size %" PRIu64
                          " first, as with mdadm",
-                         a->name, raid_size (a), n, mb * data, mb * data);
+                         a->name, raid_size (a), n, g.array_bytes,
+                         g.array_bytes);
   *delta = unit;
   *member_bytes = mb;
   return 0;
@@ -171,6 +180,12 @@ check_array (struct raid_array *a, const struct reshape_target *to,
     return array_refuse (err, errlen,
                          "array %s is busy with a %s; grow it later", a->name,
                          raid_job_name (a->job.kind));
+  /* md's raid10_check_reshape: near and offset layouts only. */
+  if (a->geo.level == 10 && a->geo.far > 1 && !a->geo.far_offset)
+    return array_refuse (err, errlen,
+                         "array %s is RAID10 with a far layout: md "
+                         "cannot reshape it",
+                         a->name);
   if (a->resync_front < a->ops->sync_units (a))
     return array_refuse (err, errlen, "array %s has a resync to finish first",
                          a->name);
@@ -312,6 +327,7 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
 {
   struct raid_reshape *r = &a->reshape;
   struct raid_geometry g = a->geo, old = a->geo;
+  const uint64_t old_sync = geometry_sync_bytes (&a->geo);
   const bool raid0 = a->geo.level == 0;
   const bool to_raid6 = a->geo.level == 5 && to->level == 6;
   const unsigned n = to->members;
@@ -352,7 +368,7 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   r->new_bytes = g.array_bytes;
   r->backwards = n < old.members;
   r->delta = delta;
-  r->front = r->safe = r->backwards ? member_bytes / g.chunk_bytes : 0;
+  r->front = r->safe = r->backwards ? g.array_bytes / reshape_stripe_of (&g) : 0;
   r->busy_lo = r->busy_hi = 0;
   r->stalled = false;
   if (old.array_bytes < g.array_bytes)
@@ -361,13 +377,9 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
   a->ops = a->level_ops (g.level);
   if (a->ops->setup && a->ops->setup (a, err, errlen) == -1)
     return -1;
-  /* Fewer bytes of each member: the bitmap covers those, nothing more
-   * marked. */
-  if (g.member_bytes != old.member_bytes) {
-    if (bitmap_resize (a, geometry_sync_bytes (&g), err, errlen) == -1)
-      return -1;
-    bitmap_write (a);
-  }
+  /* Fewer bytes of each member, a smaller RAID10: the bitmap covers
+   * those. */
+  reshape_bitmap_follows (a, old_sync);
   /* In sync, as the RAID0 was (it had no parity to be out of it). */
   if (raid0)
     __atomic_store_n (&a->resync_front, a->ops->sync_units (a),

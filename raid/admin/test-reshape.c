@@ -137,7 +137,8 @@ fail_roles (struct raid_array *a, const char *name, const char *fails)
 }
 
 /* A reshape of a 4-member array (`from`, if not 0) of `keys` with
- * old_data data members: grow `option` `value` (--raid-devices 5 or
+ * old_data data members (0: a RAID10 of two copies): grow `option`
+ * `value` (--raid-devices 5 or
  * fewer, --chunk, --layout), the roles in `fails` failed half-way; its
  * config is `after` then. */
 struct reshape_case {
@@ -187,6 +188,28 @@ start_reshape (struct raid_array *a, const struct reshape_case *k, char *err,
                                 errlen);
 }
 
+/* The bytes the case's array holds with n members giving mb bytes
+ * each: a RAID10 of two copies holds half its members' chunks. */
+static uint64_t
+holds (const struct reshape_case *k, unsigned n, uint64_t mb)
+{
+  const uint64_t chunk = (uint64_t)atoi (strstr (k->keys, "chunk = ") + 8) * 1024;
+  unsigned from = k->from ? k->from : 4;
+
+  if (k->old_data == 0)
+    return mb / chunk * n / 2 * chunk;
+  return mb * (k->old_data - (from - n));
+}
+
+/* The bytes each member of the case's array gives it, holding size. */
+static uint64_t
+member_bytes (const struct reshape_case *k, uint64_t size)
+{
+  unsigned from = k->from ? k->from : 4;
+
+  return k->old_data ? size / k->old_data : size * 2 / from;
+}
+
 /* A shrink is refused while the array is bigger than its fewer members
  * hold (each giving a chunk less: the data moves up one, and the files
  * have no room past it); cut to that size, it starts.  *new_size gets
@@ -199,7 +222,7 @@ start_shrink (struct raid_array *a, const struct reshape_case *k,
   const unsigned lost = k->from - (unsigned)atoi (k->value);
   char size[32], done[512];
 
-  *new_size = (raid_size (a) / k->old_data - chunk) * (k->old_data - lost);
+  *new_size = holds (k, k->from - lost, member_bytes (k, raid_size (a)) - chunk);
   if (start_reshape (a, k, err, errlen) == 0 || !strstr (err, "--array-size")) {
     fail ("%s: a shrink of the whole array: %s", k->name,
           err[0] ? err : "not refused");
@@ -249,7 +272,7 @@ run_case (const char *dir, const struct reshape_case *k)
   if (raid_start (a) == -1)
     goto out;
   old_size = raid_size (a);
-  new_size = more ? old_size / k->old_data * (k->old_data + 1) : old_size;
+  new_size = more ? holds (k, members, member_bytes (k, old_size)) : old_size;
   data = calloc (1, new_size);
   if (!data)
     goto out;
@@ -358,35 +381,35 @@ out:
 
 static const struct reshape_case cases[] = {
   { "raid0", "level = 0\nchunk = 16K\n", "level = 0\nchunk = 16K\n", 4,
-    "--raid-devices", "5", "" },
+    "--raid-devices", "5", "", 0 },
   { "raid5-raid6", "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n",
     "level = 6\nchunk = 32K\nlayout = left-symmetric\nbitmap-chunk = 64K\n", 3,
-    "--level", "left-symmetric", "" },
+    "--level", "left-symmetric", "", 0 },
   { "bitmap", "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n",
     "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n", 3, "--raid-devices", "5",
-    "" },
+    "", 0 },
   { "nobitmap",
     "level = 5\nchunk = 64K\nlayout = right-asymmetric\nbitmap = none\n",
     "level = 5\nchunk = 64K\nlayout = right-asymmetric\nbitmap = none\n", 3,
-    "--raid-devices", "5", "" },
+    "--raid-devices", "5", "", 0 },
   { "raid6", "level = 6\nchunk = 16K\nbitmap-chunk = 64K\n",
     "level = 6\nchunk = 16K\nbitmap-chunk = 64K\n", 2, "--raid-devices", "5",
-    "" },
+    "", 0 },
   { "raid6-degraded",
     "level = 6\nchunk = 32K\nlayout = left-asymmetric\nbitmap = none\n",
     "level = 6\nchunk = 32K\nlayout = left-asymmetric\nbitmap = none\n", 2,
-    "--raid-devices", "5", "1,4" },
+    "--raid-devices", "5", "1,4", 0 },
   { "chunk-up", "level = 5\nchunk = 16K\nbitmap-chunk = 64K\n",
-    "level = 5\nchunk = 64K\nbitmap-chunk = 64K\n", 3, "--chunk", "64K", "" },
+    "level = 5\nchunk = 64K\nbitmap-chunk = 64K\n", 3, "--chunk", "64K", "", 0 },
   { "chunk-down", "level = 6\nchunk = 64K\nbitmap = none\n",
-    "level = 6\nchunk = 16K\nbitmap = none\n", 2, "--chunk", "16K", "" },
+    "level = 6\nchunk = 16K\nbitmap = none\n", 2, "--chunk", "16K", "", 0 },
   { "layout", "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n",
     "level = 5\nchunk = 32K\nlayout = right-asymmetric\n"
     "bitmap-chunk = 64K\n",
-    3, "--layout", "right-asymmetric", "" },
+    3, "--layout", "right-asymmetric", "", 0 },
   { "layout-degraded", "level = 6\nchunk = 32K\nbitmap = none\n",
     "level = 6\nchunk = 32K\nlayout = left-symmetric-6\nbitmap = none\n", 2,
-    "--layout", "left-symmetric-6", "0" },
+    "--layout", "left-symmetric-6", "0", 0 },
   { "shrink", "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n",
     "level = 5\nchunk = 32K\nbitmap-chunk = 64K\n", 4, "--raid-devices", "4",
     "", 5 },
@@ -394,6 +417,15 @@ static const struct reshape_case cases[] = {
     "level = 6\nchunk = 16K\nlayout = right-asymmetric\nbitmap = none\n",
     "level = 6\nchunk = 16K\nlayout = right-asymmetric\nbitmap = none\n", 4,
     "--raid-devices", "5", "1,5", 6 },
+  { "raid10", "level = 10\nlayout = n2\nchunk = 32K\nbitmap-chunk = 64K\n",
+    "level = 10\nlayout = n2\nchunk = 32K\nbitmap-chunk = 64K\n", 0,
+    "--raid-devices", "5", "", 0 },
+  { "raid10-offset-degraded", "level = 10\nlayout = o2\nchunk = 16K\nbitmap = none\n",
+    "level = 10\nlayout = o2\nchunk = 16K\nbitmap = none\n", 0,
+    "--raid-devices", "5", "1", 0 },
+  { "raid10-shrink", "level = 10\nlayout = n2\nchunk = 32K\nbitmap-chunk = 64K\n",
+    "level = 10\nlayout = n2\nchunk = 32K\nbitmap-chunk = 64K\n", 0,
+    "--raid-devices", "4", "", 5 },
 };
 
 int

@@ -47,13 +47,13 @@
  * much of the array at a time. */
 #define WINDOW_BYTES (16 * 1024 * 1024)
 
-/* New stripes in all: the reshape covers each role's whole data area,
- * the new space past the old data written as zeros with its parity,
- * as md does, so the grown array is in sync. */
+/* New stripes in all: the reshape covers the whole new array (each
+ * role's whole data area), the new space past the old data written as
+ * zeros with its parity, as md does, so the grown array is in sync. */
 static uint64_t
 total_stripes (const struct raid_array *a)
 {
-  return a->geo.member_bytes / a->geo.chunk_bytes;
+  return a->reshape.new_bytes / reshape_stripe_bytes (a);
 }
 
 /* New stripes in a unit of the job: windows and checkpoints start and
@@ -68,35 +68,54 @@ unit_stripes (const struct raid_array *a)
 }
 
 /* The new stripe a window may end at, from where the superblocks say
- * the front is (see the top of this file), on a unit boundary. */
+ * the front is (see the top of this file), on a unit boundary: the
+ * last whose new stripes below it end, moved back by delta, where the
+ * old data not moved yet begins.  (A search: RAID10's rows are no
+ * simple multiple of its stripes.) */
 static uint64_t
 window_limit (const struct raid_array *a)
 {
   const struct raid_reshape *r = &a->reshape;
-  const uint64_t C = a->geo.chunk_bytes, C0 = r->old.chunk_bytes;
-  uint64_t old_stripe
-      = r->safe * reshape_stripe_bytes (a) / (C0 * r->old.data_members);
-  uint64_t limit = (r->delta + old_stripe * C0) / C;
+  const uint64_t S = reshape_stripe_bytes (a), u = unit_stripes (a);
+  const uint64_t reach = reshape_first_byte (a, false, r->safe * S) + r->delta;
+  uint64_t lo = r->front / u, hi = total_stripes (a) / u + 1;
 
-  return limit / unit_stripes (a) * unit_stripes (a);
+  /* The last unit e (lo <= e < hi) whose stripes end within reach. */
+  if (reshape_end_byte (a, true, lo * u * S) > reach)
+    return lo * u;
+  while (hi - lo > 1) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (reshape_end_byte (a, true, mid * u * S) <= reach)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo * u;
 }
 
 /* The new stripe a backwards window may start at, from where the
  * superblocks say the front is (see the top of this file), on a unit
- * boundary. */
+ * boundary: the first whose new stripes from it on start, moved up by
+ * delta, past the end of the old data not moved yet. */
 static uint64_t
 window_floor (const struct raid_array *a)
 {
   const struct raid_reshape *r = &a->reshape;
-  const uint64_t C = a->geo.chunk_bytes, C0 = r->old.chunk_bytes;
-  const uint64_t S0 = C0 * r->old.data_members, u = unit_stripes (a);
-  uint64_t reach = (r->safe * reshape_stripe_bytes (a) + S0 - 1) / S0 * C0;
-  uint64_t floor;
+  const uint64_t S = reshape_stripe_bytes (a), u = unit_stripes (a);
+  const uint64_t reach = reshape_end_byte (a, false, r->safe * S);
+  uint64_t lo = 0, hi = r->front / u;
 
-  if (reach <= r->delta)
-    return 0;
-  floor = (reach - r->delta + C - 1) / C;
-  return (floor + u - 1) / u * u;
+  /* The first unit b (lo <= b <= hi) whose stripes start past reach. */
+  if (reshape_first_byte (a, true, hi * u * S) + r->delta < reach)
+    return hi * u;
+  while (hi > lo) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (reshape_first_byte (a, true, mid * u * S) + r->delta >= reach)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo * u;
 }
 
 /* New stripes moved so far, for the job's progress. */
@@ -184,6 +203,19 @@ raid0_again (struct raid_array *a)
   }
 }
 
+void
+reshape_bitmap_follows (struct raid_array *a, uint64_t old_sync)
+{
+  char err[256];
+
+  if (!a->bitmap.present || geometry_sync_bytes (&a->geo) == old_sync)
+    return;
+  if (bitmap_resize (a, geometry_sync_bytes (&a->geo), err, sizeof err) == -1)
+    array_log (a, RAID_LOG_ERROR, "array %s: %s", a->name, err);
+  else
+    bitmap_write (a);
+}
+
 /* Device s's data starts by bytes later (earlier, negative) now. */
 static void
 move_offset (struct raid_slot *s, int64_t by)
@@ -221,6 +253,9 @@ finish (struct raid_array *a)
 {
   struct raid_reshape *r = &a->reshape;
   uint64_t old_bytes = r->old.array_bytes;
+  uint64_t old_sync = geometry_sync_bytes (&a->geo);
+  /* (A RAID10's sync units are the array's: they grow with it.) */
+  bool synced = a->resync_front >= a->ops->sync_units (a);
   unsigned i;
   int rc;
 
@@ -253,13 +288,13 @@ finish (struct raid_array *a)
   memset (&r->fresh, 0, sizeof r->fresh);
   reshape_codes_free (a);
   __atomic_store_n (&a->geo.array_bytes, r->new_bytes, __ATOMIC_RELEASE);
+  reshape_bitmap_follows (a, old_sync);
   if (r->to_raid0)
     raid0_again (a);
   /* Stopped uncleanly at some point: the resync starts again from the
    * first unit of the new geometry (the regions the bitmap marks, or
    * all), as the old resync position means nothing in it. */
-  if (a->resync_front < a->ops->sync_units (a))
-    a->resync_front = 0;
+  a->resync_front = synced ? a->ops->sync_units (a) : 0;
   a->last_work_bytes = a->job.pos * a->geo.chunk_bytes;
   a->job.kind = RAID_JOB_NONE;
   rc = array_write_superblocks_locked (a);
@@ -351,7 +386,7 @@ set_busy (struct raid_array *a, uint64_t s0, uint64_t s1)
 {
   struct raid_reshape *r = &a->reshape;
   const uint64_t S = reshape_stripe_bytes (a);
-  const uint64_t S0 = r->old.chunk_bytes * r->old.data_members;
+  const uint64_t S0 = reshape_stripe_of (&r->old);
 
   pthread_mutex_lock (&r->busy_mutex);
   r->busy_lo = s1 == s0 ? 0 : s0 * S / S0 * S0;
@@ -513,8 +548,9 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   struct raid_reshape *r = &a->reshape;
   int32_t delta_disks = (int32_t)ref->delta_disks;
   int32_t moved = (int32_t)ref->new_offset;
+  struct member_set gone;
   uint64_t S, pos;
-  unsigned m, gone = 0;
+  unsigned m;
   char what[160];
 
   if (!(ref->feature_map & MD_FEATURE_RESHAPE))
@@ -531,15 +567,14 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
     return -1;
   r->backwards = delta_disks < 0;
   r->delta = (uint64_t)(r->backwards ? (int64_t)moved : -(int64_t)moved) * 512;
+  if (reshape_gone (a, false, &gone) == -1 || reshape_gone (a, true, &gone) == -1)
+    return array_refuse (err, errlen,
+                         "array %s is in the middle of a reshape with more "
+                         "members not active than its RAID%d continues one "
+                         "without",
+                         a->name, a->geo.level);
   for (m = 0; m < r->old.members; m++) {
     const struct raid_slot *s = array_slot (a, m);
-    if (slot_state (s) != SLOT_ACTIVE && gone++ == a->geo.parity_members)
-      return array_refuse (err, errlen,
-                           "array %s is in the middle of a reshape and "
-                           "member %u (%s) is one more not active than "
-                           "a RAID%d continues a reshape without",
-                           a->name, m, s->path ? s->path : "missing",
-                           a->geo.level);
     if (slot_state (s) != SLOT_ACTIVE)
       continue;
     if (!(s->sb.feature_map & MD_FEATURE_NEW_OFFSET)
@@ -556,6 +591,7 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
   }
   S = reshape_stripe_bytes (a);
   pos = ref->reshape_position * 512;
+  r->new_bytes = a->geo.array_bytes;
   if (pos % (S * unit_stripes (a)) || pos / S > total_stripes (a))
     return array_refuse (
         err, errlen,
@@ -566,7 +602,6 @@ reshape_load (struct raid_array *a, const struct md_superblock *ref, char *err,
     return array_refuse (err, errlen, "array %s: %s", a->name,
                          strerror (errno));
   r->front = r->safe = pos / S;
-  r->new_bytes = a->geo.array_bytes;
   if (r->old.array_bytes < a->geo.array_bytes)
     a->geo.array_bytes = r->old.array_bytes;
   r->active = true;

@@ -46,9 +46,59 @@ reshape_member_offset (const struct raid_array *a, unsigned m, bool new_geo,
 }
 
 uint64_t
+reshape_stripe_of (const struct raid_geometry *g)
+{
+  return g->parity_members ? g->chunk_bytes * g->data_members : g->chunk_bytes;
+}
+
+uint64_t
 reshape_stripe_bytes (const struct raid_array *a)
 {
-  return a->geo.chunk_bytes * a->geo.data_members;
+  return reshape_stripe_of (&a->geo);
+}
+
+/* The rows (member units) RAID10 unit u takes in g: its first copy's
+ * and its last's (near and offset layouts put later units no lower). */
+static void
+unit_rows (const struct raid_geometry *g, uint64_t u, uint64_t *lo,
+           uint64_t *hi)
+{
+  struct place places[RAID_MAX_MEMBERS];
+  unsigned i, n = geometry_unit_places (g, u, places);
+
+  *lo = *hi = places[0].member_unit;
+  for (i = 1; i < n; i++) {
+    if (places[i].member_unit < *lo)
+      *lo = places[i].member_unit;
+    if (places[i].member_unit > *hi)
+      *hi = places[i].member_unit;
+  }
+}
+
+uint64_t
+reshape_first_byte (const struct raid_array *a, bool new_geo, uint64_t x)
+{
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
+  uint64_t lo, hi;
+
+  if (g->parity_members)
+    return x / reshape_stripe_of (g) * g->chunk_bytes;
+  unit_rows (g, x / g->chunk_bytes, &lo, &hi);
+  return lo * g->chunk_bytes;
+}
+
+uint64_t
+reshape_end_byte (const struct raid_array *a, bool new_geo, uint64_t x)
+{
+  const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
+  uint64_t lo, hi;
+
+  if (g->parity_members)
+    return (x + reshape_stripe_of (g) - 1) / reshape_stripe_of (g) * g->chunk_bytes;
+  if (x == 0)
+    return 0;
+  unit_rows (g, (x - 1) / g->chunk_bytes, &lo, &hi);
+  return (hi + 1) * g->chunk_bytes;
 }
 
 void
@@ -56,6 +106,13 @@ reshape_sync_units (const struct raid_array *a, uint64_t offset, uint64_t count,
                     uint64_t *first, uint64_t *last)
 {
   const struct raid_geometry *o = &a->reshape.old;
+
+  /* RAID10's are the array's units, whatever the geometry. */
+  if (!a->geo.parity_members) {
+    *first = offset / a->geo.unit_bytes;
+    *last = (offset + count - 1) / a->geo.unit_bytes;
+    return;
+  }
   const uint64_t C = a->geo.chunk_bytes, end = offset + count - 1;
   /* The old geometry's stripes as member offsets, in the new one's
    * units. */
@@ -94,10 +151,9 @@ locate (const struct raid_geometry *g, uint64_t addr, struct spot *sp)
   sp->member_off = sp->stripe * g->chunk_bytes + sp->within;
 }
 
-/* Add an op at an absolute offset of role m (in geometry new_geo). */
-static int
-add_op (struct raid_array *a, struct io_batch *b, enum io_kind kind, unsigned m,
-        bool new_geo, uint64_t off, uint64_t len, void *buf)
+int
+reshape_add_op (struct raid_array *a, struct io_batch *b, enum io_kind kind,
+                unsigned m, bool new_geo, uint64_t off, uint64_t len, void *buf)
 {
   if (io_batch_add (b, kind, m, reshape_member_offset (a, m, new_geo, off), len,
                     buf)
@@ -107,10 +163,8 @@ add_op (struct raid_array *a, struct io_batch *b, enum io_kind kind, unsigned m,
   return 0;
 }
 
-/* Run b; an op that failed is logged with its member and offset, and
- * the whole fails with EIO. */
-static int
-run (struct raid_array *a, struct io_batch *b)
+int
+reshape_run (struct raid_array *a, struct io_batch *b)
 {
   size_t i;
 
@@ -130,10 +184,8 @@ run (struct raid_array *a, struct io_batch *b)
   return -1;
 }
 
-/* Run writes b; a member a write fails on is failed, as anywhere:
- * an error only if the array lost data with it. */
-static int
-run_writes (struct raid_array *a, struct io_batch *b)
+int
+reshape_run_writes (struct raid_array *a, struct io_batch *b)
 {
   array_run (a, b);
   return array_settle_writes (a, b);
@@ -150,7 +202,7 @@ reshape_gone (const struct raid_array *a, bool new_geo, struct member_set *gone)
     if (slot_state (array_slot ((struct raid_array *)a, m)) != SLOT_ACTIVE
         || (!new_geo && member_set_has (&a->reshape.fresh, m)))
       member_set_add (gone, m);
-  if (member_set_count (gone) > g->parity_members) {
+  if (!geometry_survives (g, gone->bits)) {
     errno = EIO;
     return -1;
   }
@@ -169,6 +221,8 @@ reshape_codes_init (struct raid_array *a)
 {
   struct raid_reshape *r = &a->reshape;
 
+  if (!a->geo.parity_members)
+    return 0; /* RAID10: copies, no code */
   if (parity_init (&r->code[0], r->old.data_members, r->old.parity_members)
       == -1)
     return -1;
@@ -183,6 +237,8 @@ reshape_codes_init (struct raid_array *a)
 void
 reshape_codes_free (struct raid_array *a)
 {
+  if (!a->geo.parity_members)
+    return;
   parity_free (&a->reshape.code[0]);
   parity_free (&a->reshape.code[1]);
 }
@@ -231,11 +287,11 @@ col_read (struct raid_array *a, struct col *c, const struct member_set *gone)
   for (b = 0; b < n && r == 0; b++) {
     c->present[b] = !member_set_has (gone, c->map.block_disk[b]);
     if (c->present[b])
-      r = add_op (a, &batch, IO_READ, c->map.block_disk[b], c->new_geo, c->off,
-                  c->len, c->block[b]);
+      r = reshape_add_op (a, &batch, IO_READ, c->map.block_disk[b],
+                          c->new_geo, c->off, c->len, c->block[b]);
   }
   if (r == 0)
-    r = run (a, &batch);
+    r = reshape_run (a, &batch);
   io_batch_free (&batch);
   if (r == 0)
     r = parity_recover (c->code, c->len, c->present, c->block);
@@ -257,10 +313,10 @@ col_write (struct raid_array *a, struct col *c, unsigned data_block,
   for (b = 0; b < n && r == 0; b++)
     if ((b == data_block || b >= k)
         && !member_set_has (gone, c->map.block_disk[b]))
-      r = add_op (a, &batch, IO_WRITE, c->map.block_disk[b], c->new_geo, c->off,
-                  c->len, c->block[b]);
+      r = reshape_add_op (a, &batch, IO_WRITE, c->map.block_disk[b],
+                          c->new_geo, c->off, c->len, c->block[b]);
   if (r == 0)
-    r = run_writes (a, &batch);
+    r = reshape_run_writes (a, &batch);
   io_batch_free (&batch);
   return r;
 }
@@ -302,7 +358,8 @@ read_pieces (struct raid_array *a, bool new_geo, const struct member_set *gone,
                                              : count;
     if (!member_set_has (gone, sp.disk)) {
       io_batch_reset (&b);
-      r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, buf);
+      r = reshape_add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off,
+                          len, buf);
       if (r == 0 && array_run (a, &b) == 0)
         goto next;
       array_log (a, RAID_LOG_WARNING,
@@ -331,13 +388,18 @@ reshape_read_range (struct raid_array *a, bool new_geo,
                     uint64_t offset)
 {
   const struct raid_geometry *g = new_geo ? &a->geo : &a->reshape.old;
-  uint8_t *mem = malloc (col_bytes (a, g->chunk_bytes));
+  uint8_t *mem;
   uint64_t at = offset, left = count;
   uint8_t *p = buf;
   struct io_batch b;
   struct spot sp;
   bool whole = true;
-  int r = mem ? 0 : -1;
+  int r;
+
+  if (!g->parity_members)
+    return reshape_copies_read (a, new_geo, gone, buf, count, offset);
+  mem = malloc (col_bytes (a, g->chunk_bytes));
+  r = mem ? 0 : -1;
 
   /* The chunks all at once, when every role is there and reads. */
   io_batch_init (&b);
@@ -348,7 +410,8 @@ reshape_read_range (struct raid_array *a, bool new_geo,
     len = g->chunk_bytes - sp.within < left ? g->chunk_bytes - sp.within : left;
     whole = !member_set_has (gone, sp.disk);
     if (whole)
-      r = add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off, len, p);
+      r = reshape_add_op (a, &b, IO_READ, sp.disk, new_geo, sp.member_off,
+                          len, p);
     p += len;
     at += len;
     left -= len;
@@ -399,11 +462,17 @@ reshape_write_stripes (struct raid_array *a, const struct member_set *gone,
   const struct raid_geometry *g = &a->geo;
   const uint64_t C = g->chunk_bytes, S = reshape_stripe_bytes (a);
   const unsigned k = g->data_members, np = g->parity_members;
-  uint8_t *parity = malloc ((last - first) * C * np);
+  uint8_t *parity;
   struct io_batch b;
   uint64_t s;
   unsigned i;
-  int r = parity ? 0 : -1;
+  int r;
+
+  if (!np)
+    return reshape_copies_write (a, true, gone, data, (last - first) * C,
+                                 first * C);
+  parity = malloc ((last - first) * C * np);
+  r = parity ? 0 : -1;
 
   io_batch_init (&b);
   for (s = first; s < last && r == 0; s++) {
@@ -420,12 +489,12 @@ reshape_write_stripes (struct raid_array *a, const struct member_set *gone,
     for (i = 0; i < k + np && r == 0; i++) {
       unsigned disk = map.block_disk[i];
       if (!member_set_has (gone, disk))
-        r = add_op (a, &b, IO_WRITE, disk, true, s * C, C,
-                    i < k ? blocks[i] : p[i - k]);
+        r = reshape_add_op (a, &b, IO_WRITE, disk, true, s * C, C,
+                            i < k ? blocks[i] : p[i - k]);
     }
   }
   if (r == 0)
-    r = run_writes (a, &b);
+    r = reshape_run_writes (a, &b);
   io_batch_free (&b);
   free (parity);
   return r;
@@ -519,7 +588,9 @@ reshape_write (struct raid_array *a, const void *buf, uint64_t count,
     /* A member may fail with any piece: looked at each time. */
     if (r == 0)
       r = reshape_gone (a, new_geo, &gone);
-    if (r == 0)
+    if (r == 0 && !a->geo.parity_members)
+      r = reshape_copies_write (a, new_geo, &gone, d, len, offset);
+    else if (r == 0)
       r = write_piece (a, new_geo, &gone, d, len, offset, mem);
     if (d)
       d += len;

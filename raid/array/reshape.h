@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "geometry.h"
+#include "io-batch.h"
 #include "member-set.h"
 #include "parity.h"
 
@@ -72,8 +73,12 @@ struct raid_reshape {
  * until it ends (md makes them spares then).  0 for any other. */
 unsigned reshape_leaving (const struct raid_array *a);
 
-/* Bytes of array one new stripe holds. */
+/* Bytes of array one new stripe holds.  A stripe of geometry g as the
+ * reshape counts them: a row of data chunks (parity), or one chunk
+ * (RAID10, whose chunks md moves one at a time, its reshape_position
+ * any chunk). */
 uint64_t reshape_stripe_bytes (const struct raid_array *a);
+uint64_t reshape_stripe_of (const struct raid_geometry *g);
 
 /* The sync units (new stripes, as member offsets: the bitmap's) a
  * write of [offset, offset+count) may touch in either geometry: the
@@ -149,10 +154,47 @@ int reshape_read_range (struct raid_array *a, bool new_geo,
 int reshape_write_stripes (struct raid_array *a, const struct member_set *gone,
                            const uint8_t *data, uint64_t first, uint64_t last);
 
+/* The array's sync space was old_sync bytes before its geometry
+ * changed (a RAID10's array size, a shrink's member size): the bitmap
+ * covers the new one, nothing more marked (the reshape writes it all).
+ * Memory and disk; a failure logged. */
+void reshape_bitmap_follows (struct raid_array *a, uint64_t old_sync);
+
 /* At assembly, when the freshest superblock says a reshape finished:
  * devices that missed that write take their new data offset. */
 void reshape_settle_lagging (struct raid_array *a,
                              const struct md_superblock *ref);
+
+/* The lowest byte of each role's data area (before the reshape's
+ * move) holding array bytes from x up in the new geometry (new_geo) or
+ * the old, and the end of those holding array bytes below x: the
+ * bounds of the job's critical section (job-reshape.c). */
+uint64_t reshape_first_byte (const struct raid_array *a, bool new_geo,
+                             uint64_t x);
+uint64_t reshape_end_byte (const struct raid_array *a, bool new_geo,
+                           uint64_t x);
+
+/* The members' I/O of both geometries (reshape-io.c): an op at byte
+ * off of role m's data area in geometry new_geo, added to b; b run,
+ * a failure logged with its member and offset (-1, EIO); writes b run,
+ * a member a write failed on failed (-1 only if the array lost data
+ * with it). */
+int reshape_add_op (struct raid_array *a, struct io_batch *b,
+                    enum io_kind kind, unsigned m, bool new_geo, uint64_t off,
+                    uint64_t len, void *buf);
+int reshape_run (struct raid_array *a, struct io_batch *b);
+int reshape_run_writes (struct raid_array *a, struct io_batch *b);
+
+/* RAID10's reads and writes while it reshapes (reshape-copies.c): array
+ * bytes [offset, offset+count) of geometry new_geo, each chunk from the
+ * first copy not gone that reads, or to every copy not gone (data NULL:
+ * zeros).  0, or -1 with errno set. */
+int reshape_copies_read (struct raid_array *a, bool new_geo,
+                         const struct member_set *gone, uint8_t *buf,
+                         uint64_t count, uint64_t offset);
+int reshape_copies_write (struct raid_array *a, bool new_geo,
+                          const struct member_set *gone, const uint8_t *data,
+                          uint64_t count, uint64_t offset);
 
 /* The absolute offset of byte off of role m's data area in the new
  * (new_geo) or the old geometry. */

@@ -197,7 +197,8 @@ check_kind (const uint8_t *b, const struct md_superblock *sb,
  * data offset moving back (md without a backup file; the assembly
  * checks that every role moves it alike), or a RAID5 or RAID6 onto
  * fewer members, its data offset moving up (md's backwards reshape);
- * a moved data offset only with a reshape. */
+ * or a RAID10 onto more members or fewer, alike; a moved data offset
+ * only with a reshape. */
 static int
 check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
 {
@@ -230,12 +231,20 @@ check_reshape (const struct md_superblock *sb, char *err, size_t errlen)
       && (sb->feature_map & MD_FEATURE_NEW_OFFSET)
       && (int32_t)sb->new_offset > 0)
     return 0;
+  /* A RAID10 (near or offset: the assembly's geometry checks) onto more
+   * members or fewer, its layout and chunk kept. */
+  if (sb->level == 10 && sb->new_level == 10 && sb->delta_disks != 0
+      && !(((sb->layout >> 8) & 0xff) > 1 && !((sb->layout >> 16) & 1))
+      && sb->new_layout == sb->layout && sb->new_chunk == sb->chunk_sectors
+      && (sb->feature_map & MD_FEATURE_NEW_OFFSET)
+      && ((int32_t)sb->delta_disks > 0) == ((int32_t)sb->new_offset < 0))
+    return 0;
   snprintf (err, errlen,
             "feature_map 0x%x: a reshape in progress is not "
             "supported (RAID%d to RAID%u, %d more members, %s: nbdraid "
-            "continues only a RAID4, RAID5 or RAID6 reshape onto as many "
-            "members or more with its data offset moved back, or onto "
-            "fewer with it moved forward)",
+            "continues only a RAID4, RAID5, RAID6 or RAID10 reshape onto "
+            "as many members or more with its data offset moved back, or "
+            "a RAID5, RAID6 or RAID10 onto fewer with it moved forward)",
             sb->feature_map, sb->level, sb->new_level, (int32_t)sb->delta_disks,
             !(sb->feature_map & MD_FEATURE_NEW_OFFSET)
                 ? "the data offset kept (md with a backup file)"
