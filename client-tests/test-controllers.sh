@@ -72,3 +72,20 @@ if out=$(create); then die "undeclared controller accepted"; fi
 [ "$out" = "nbdraid: $d/a.conf:6: controller 'c2' is not one of those declared in [array] controllers (c0 c1)" ] ||
   die "undeclared controller: $out"
 echo "ok: undeclared controller refused"
+
+# A grow checks the new shape: a spare on c0 taking a RAID5's fifth
+# role puts two members on c0, and the answer says so.
+g=$T/g
+make_members "$g" 5 34M
+printf '[array]\nsocket = %s\nlevel = 5\nchunk = 64K\ncontrollers = c0 c1 c2 c3\n[members]\n' "$g/a.sock" > "$g/a.conf"
+for i in 0 1 2 3; do echo "member = d$i.img controller=c$i" >> "$g/a.conf"; done
+"$NBDRAID" create --assume-clean "$g/a.conf" > /dev/null 2>&1 || die "create failed"
+start_server "$g/a.conf"
+"$NBDRAID" add "$g/a.conf" "$g/d4.img" > /dev/null || die "add refused"
+sed -i 's|^spare = \(.*d4.img\)$|spare = \1 controller=c0|' "$g/a.conf"
+out=$("$NBDRAID" grow "$g/a.conf" --raid-devices 5) || die "grow refused: $out"
+grep -q "^warning: losing controller c0 (members 0, 4) would fail the array" <<< "$out" ||
+  die "the grow does not warn of controller c0: $out"
+grep -q '^member = .*d4.img controller=c0$' "$g/a.conf" || die "the new member line lost its controller: $(cat "$g/a.conf")"
+stop_server
+echo "ok: a grow that puts two members on one controller warns: $(tail -1 <<< "$out")"

@@ -65,6 +65,24 @@ answer (FILE *fp, int r, const char *err, const char *done)
     fprintf (fp, "ERR %s\n", err);
 }
 
+/* A grow changed the roles (the config says the new ones): the answer
+ * warns if losing one controller now fails the array, as create does
+ * (--arrange's rule, on the new shape; the spares that took roles bring
+ * their controller= with them). */
+static void
+warn_controllers (const char *file, char *done, size_t donelen)
+{
+  struct raid_config cfg;
+  char err[1024], why[512], list[512];
+  size_t used = strlen (done);
+
+  if (raid_config_load (file, &cfg, err, sizeof err) == -1)
+    return;
+  if (raid_controllers_report (&cfg, list, sizeof list, why, sizeof why) == 0)
+    snprintf (done + used, donelen - used, "\nwarning: %s", why);
+  raid_config_free (&cfg);
+}
+
 /* reload: the server serves the configs that appeared (or were left
  * out) since it started; a failure's lines go on one ERR line. */
 static void
@@ -437,6 +455,8 @@ control_command (struct control *c, struct raid_array *a,
                                                                 : RAID_ROLES_DEMOTE,
                                     err, sizeof err);
     }
+    if (r == 0)
+      warn_controllers (t.cfg->file, done, sizeof done);
     answer (fp, r, err, done);
     control_kick (c);           /* the recovery of the new mirrors */
   }
@@ -476,6 +496,8 @@ control_command (struct control *c, struct raid_array *a,
     if (r == 0)
       r = raid_config_change_roles (cfg, changed, RAID_ROLES_PROMOTE, err,
                                     sizeof err);
+    if (r == 0)
+      warn_controllers (cfg->file, done, sizeof done);
     answer (fp, r, err, done);
     control_kick (c); /* the reshape */
   }
@@ -504,6 +526,8 @@ control_command (struct control *c, struct raid_array *a,
       r = raid_config_change_roles (cfg, changed, sh.members > before
                                     ? RAID_ROLES_PROMOTE : RAID_ROLES_DEMOTE,
                                     err, sizeof err);
+    if (r == 0)
+      warn_controllers (cfg->file, done, sizeof done);
     answer (fp, r, err, done);
     control_kick (c);
   }
