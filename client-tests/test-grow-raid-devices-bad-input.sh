@@ -4,7 +4,7 @@
 # config): --size given too, a count it cannot parse or below RAID1's
 # two, the count the array has, a level other than RAID1 (RAID10), too few
 # spares, a job running, a read-only array, a degraded one, mirrors in
-# use to drop, and a nested array.
+# use to drop, and fewer members for a nested array.
 . "$(dirname "$0")/lib.sh"
 . "$abs_top_srcdir/client-tests/lib/grow-refusals.sh"
 requires nbdkit
@@ -64,11 +64,11 @@ expect_refusal "RAID10, far layout" \
   grow "$conf" --raid-devices 5
 stop_server
 
-# Nested: RAID0 over two RAID1 groups; the groups' members are not
-# changed from here.
+# Nested: RAID0 over two RAID1 groups; a group takes more members
+# (test-grow-nested.sh), never fewer.
 nested_arrays
 start_server "$conf"
-expect_refusal "nested, inside" \
-  "nbdraid: array g0 is nested in array top: changing its members is not supported" \
-  grow "$conf" --raid-devices 3 --array g0
+expect_refusal "nested, inside, fewer" \
+  "nbdraid: array g0 is nested in array top: fewer members is not supported (the array above uses all it holds)" \
+  grow "$conf" --raid-devices 1 --array g0
 stop_server

@@ -48,7 +48,8 @@ check_array (struct raid_array *a, char *err, size_t errlen)
                          "array %s is RAID10 with a far layout: md "
                          "cannot change its size",
                          a->name);
-  return admin_refuse_nested (a, "growing it", err, errlen);
+  /* An array of nested ones grows once they have, group by group. */
+  return admin_refuse_journal (a, "growing it", err, errlen);
 }
 
 /* Read every device's size again; the most each role's data area now

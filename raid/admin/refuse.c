@@ -24,6 +24,13 @@ admin_refuse_nested (const struct raid_array *a, const char *change, char *err,
                          "array %s is built of nested arrays: "
                          "%s is not supported",
                          a->name, change);
+  return admin_refuse_journal (a, change, err, errlen);
+}
+
+int
+admin_refuse_journal (const struct raid_array *a, const char *change,
+                      char *err, size_t errlen)
+{
   /* md reshapes no array with a journal (raid5.c check_reshape). */
   if (a->journal.on)
     return array_refuse (err, errlen,

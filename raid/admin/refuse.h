@@ -14,6 +14,10 @@ int admin_refuse_unwritable (struct raid_array *a, char *err, size_t errlen);
  * CHANGE names what is not supported for it ("changing its level"). */
 int admin_refuse_nested (const struct raid_array *a, const char *change,
                          char *err, size_t errlen);
+/* Of those, the journal alone (grow --size of an array of nested
+ * ones, which grow first, group by group). */
+int admin_refuse_journal (const struct raid_array *a, const char *change,
+                          char *err, size_t errlen);
 /* A job runs, or a resync is left to finish; LATER says what to do
  * once it is done ("grow it"). */
 int admin_refuse_busy (struct raid_array *a, const char *later, char *err,

@@ -90,6 +90,15 @@ array_member_close (struct member *m)
   free (m);
 }
 
+/* A nested array that grew (its own grow, group by group) serves more:
+ * the array above sees it at its grow --size. */
+static int
+array_member_refresh_size (struct member *m)
+{
+  __atomic_store_n (&m->size_bytes, raid_size (m->priv), __ATOMIC_RELEASE);
+  return 0;
+}
+
 static const struct member_ops array_ops = {
   .kind = "array",
   .pread = array_member_pread,
@@ -97,6 +106,7 @@ static const struct member_ops array_ops = {
   .flush = array_member_flush,
   .zero = array_member_zero,
   .is_hole = array_member_is_hole,
+  .refresh_size = array_member_refresh_size,
   .close = array_member_close,
 };
 

@@ -406,14 +406,9 @@ control_command (struct control *c, struct raid_array *a,
   }
   else if (strcmp (w[0], "grow") == 0 && n == 3 &&
            strcmp (w[1], "--size") == 0) {
-    /* The array above sizes its members when it opens them. */
-    if (t.a != a) {
-      snprintf (err, sizeof err, "array %s is nested in array %s: growing "
-                "it is not supported", raid_name (t.a), raid_name (a));
-      r = -1;
-    }
-    else
-      r = raid_admin_grow (t.a, w[2], done, sizeof done, err, sizeof err);
+    /* A nested array grows by itself; the array above, grown after,
+     * sees its new size then. */
+    r = raid_admin_grow (t.a, w[2], done, sizeof done, err, sizeof err);
     answer (fp, r, err, done);
     control_kick (c);           /* the resync of the new space */
   }
@@ -434,10 +429,11 @@ control_command (struct control *c, struct raid_array *a,
     char changed[4096];
     unsigned before = raid_members (t.a);
 
-    if (t.a != a) {
-      snprintf (err, sizeof err, "array %s is nested in array %s: changing "
-                "its members is not supported", raid_name (t.a),
-                raid_name (a));
+    /* A nested array only grows: the array above uses all it holds. */
+    if (t.a != a && strtoul (w[2], NULL, 10) < before) {
+      snprintf (err, sizeof err, "array %s is nested in array %s: fewer "
+                "members is not supported (the array above uses all it "
+                "holds)", raid_name (t.a), raid_name (a));
       r = -1;
     }
     else
