@@ -415,7 +415,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
                        : cfg->nmembers;
   if (check_geometry (ref, cfg, err, errlen)
       || place_devices (a, cfg, c, n, ref, err, errlen)
-      || place_the_rest (a, c, n, ref))
+      || place_the_rest (a, cfg, c, n, ref))
     goto fail;
 
   a->geo.level = ref->level;

@@ -213,7 +213,8 @@ place_leaving (struct raid_array *a, struct candidate *c, unsigned n,
 /* The devices outside the roles: spares (a shrink's dropped roles
  * first), and stale or faulty ones. */
 int
-place_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
+place_the_rest (struct raid_array *a, const struct raid_config *cfg,
+                struct candidate *c, unsigned n,
                 const struct md_superblock *ref)
 {
   unsigned i;
@@ -224,8 +225,9 @@ place_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
   place_leaving (a, c, n, ref);
   for (i = 0; i < n; i++) {
     struct raid_slot *s = &c[i].s;
-    /* Member lines that could not be read speak for their role. */
-    if (c[i].placed || !s->path || (!s->io && i < a->geo.members))
+    /* Member lines that could not be read speak for their role (a
+     * RAID0 growing through RAID4 has one role more than lines). */
+    if (c[i].placed || !s->path || (!s->io && i < cfg->nmembers))
       continue;
     if (a->nspares == RAID_MAX_MEMBERS)
       break;

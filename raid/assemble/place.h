@@ -15,7 +15,8 @@
 int place_devices (struct raid_array *a, const struct raid_config *cfg,
                    struct candidate *c, unsigned n,
                    const struct md_superblock *ref, char *err, size_t errlen);
-int place_the_rest (struct raid_array *a, struct candidate *c, unsigned n,
+int place_the_rest (struct raid_array *a, const struct raid_config *cfg,
+                    struct candidate *c, unsigned n,
                     const struct md_superblock *ref);
 
 #endif
