@@ -303,6 +303,56 @@ flush_members (struct raid_array *a, char *err, size_t errlen)
   return 0;
 }
 
+/* A read-only start's replay writes nothing: it counts. */
+static int
+skip_data (void *opaque, uint64_t sector, const uint8_t *page, char *err,
+           size_t errlen)
+{
+  return 0;
+}
+
+static int
+skip_parity (void *opaque, uint64_t stripe, unsigned which,
+             const uint8_t *page, char *err, size_t errlen)
+{
+  return 0;
+}
+
+/* A read-only start (members open read-only) cannot replay the log: if
+ * it holds writes past its tail, which the members may lack, serving
+ * would hand out older data than was acknowledged.  md replays at
+ * assembly whatever the mode; nbdraid refuses and says how. */
+static int
+refuse_unreplayed (struct raid_array *a, uint64_t tail, char *err,
+                   size_t errlen)
+{
+  static const struct journal_replay_ops ops = {
+    .read_block = read_block,
+    .stripe_of = stripe_of,
+    .write_data = skip_data,
+    .write_parity = skip_parity,
+  };
+  struct journal_replay_ops o = ops;
+  struct raid_journal *j = &a->journal;
+  uint64_t seq;
+
+  o.opaque = a;
+  if (!find_log (a, tail, &seq))
+    return 0;
+  if (journal_replay (j->uuid_checksum, j->area_bytes, a->geo.parity_members,
+                      tail, seq, &o, &j->replay, err, errlen)
+      == -1)
+    return -1;
+  if (j->replay.blocks == 0)
+    return 0;
+  return array_refuse (err, errlen,
+                       "array %s: its write journal %s holds %u meta blocks "
+                       "of writes the members may not have yet, which a "
+                       "read-only start cannot replay: start it writable "
+                       "once (without readonly=true or nbdkit -r)",
+                       a->name, j->dev->path, j->replay.blocks);
+}
+
 int
 journal_recover (struct raid_array *a, char *err, size_t errlen)
 {
@@ -317,11 +367,13 @@ journal_recover (struct raid_array *a, char *err, size_t errlen)
   uint64_t tail = __atomic_load_n (&j->tail, __ATOMIC_ACQUIRE), seq, start;
   uint32_t fresh;
 
-  if (!j->on || j->missing || a->readonly)
+  if (!j->on || j->missing)
     return 0;
   /* md's r5l_load_log: a tail outside the ring means its start. */
   if (tail >= j->area_bytes || tail % BLOCK)
     tail = 0;
+  if (a->readonly)
+    return refuse_unreplayed (a, tail, err, errlen);
   o.opaque = a;
   if (find_log (a, tail, &seq)) {
     if (journal_replay (j->uuid_checksum, j->area_bytes, a->geo.parity_members,
