@@ -64,9 +64,13 @@ half=$((cut / 2))
 fio_on_half "$half"
 [ "$cut" = $(((size / (n - level + 4) - 65536) * data)) ] ||
   die "the refusal names $cut bytes, not what $k members hold"
+uuid=$(status_json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["uuid"])')
 out=$("$NBDRAID" grow "$conf" --raid-devices "$k") || die "grow refused: $out"
 echo "$out"
 wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
+# The superblock that speaks for the array is a kept role's now.
+status_is "j['uuid'] == '$uuid' and j['events'] > 0" ||
+  die "status lost the array's superblock: $(status_json)"
 st=$("$NBDRAID" detail "$conf")
 grep -qF "Delta Devices : -1, ($n->$k)" <<< "$st" || die "detail does not say $n->$k: $st"
 grep -q "^spare = .*d$k.img\$" "$conf" && [ "$(grep -c '^member = ' "$conf")" = "$k" ] ||

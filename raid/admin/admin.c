@@ -118,7 +118,7 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
   memset (st, 0, sizeof *st);
   pthread_mutex_lock (&a->sb_lock);
   snprintf (st->name, sizeof st->name, "%s", a->name);
-  md_uuid_format (a->slots[a->reference].sb.set_uuid, st->uuid);
+  md_uuid_format (array_reference (a)->sb.set_uuid, st->uuid);
   st->level = a->geo.level;
   st->layout = a->geo.layout;
   st->chunk_bytes = a->geo.lvl->has_chunk ? a->geo.chunk_bytes : 0;
@@ -130,10 +130,10 @@ raid_get_status (struct raid_array *a, struct raid_status *st)
     a->ops->sync_units (a);
   st->clean = array_resync_offset (a) == MD_RESYNC_CLEAN;
   st->readonly = raid_readonly (a);
-  st->events = a->slots[a->reference].sb.events;
+  st->events = array_reference (a)->sb.events;
   /* md keeps the seconds in the low 40 bits. */
-  st->ctime = a->slots[a->reference].sb.ctime & ((1ULL << 40) - 1);
-  st->utime = a->slots[a->reference].sb.utime & ((1ULL << 40) - 1);
+  st->ctime = array_reference (a)->sb.ctime & ((1ULL << 40) - 1);
+  st->utime = array_reference (a)->sb.utime & ((1ULL << 40) - 1);
   for (i = 0; i < a->geo.members + a->nspares; i++) {
     const struct raid_slot *s = array_slot (a, i);
     /* A role a shrink drops is one until the reshape ends. */
@@ -362,7 +362,7 @@ int
 raid_admin_add (struct raid_array *a, const char *path, char *err,
                 size_t errlen)
 {
-  const struct md_superblock *ref = &a->slots[a->reference].sb;
+  const struct md_superblock *ref = &array_reference (a)->sb;
   struct member_open_options mo = { .nbd_connections = 2,
     .nbd_timeout_s = RAID_NBD_TIMEOUT_S,
     .connect_timeout_s = RAID_NBD_CONNECT_TIMEOUT_S };
@@ -520,7 +520,7 @@ raid_admin_readd (struct raid_array *a, const char *member, char *err,
 {
   struct md_superblock *sb = NULL;
   struct member *m = NULL;
-  struct raid_slot *slot, *ref = &a->slots[a->reference];
+  struct raid_slot *slot, *ref = array_reference (a);
   char *found, path[256], why[256];
   unsigned r, j;
   int i = find_readd (a, member, &found);

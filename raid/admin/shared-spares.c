@@ -26,7 +26,7 @@ owns_uuid (const struct raid_array *a, const uint8_t *uuid)
 {
   unsigned i;
 
-  if (memcmp (a->slots[a->reference].sb.set_uuid, uuid, 16) == 0)
+  if (memcmp (array_reference (a)->sb.set_uuid, uuid, 16) == 0)
     return true;
   for (i = 0; i < a->nchildren; i++)
     if (owns_uuid (a->children[i], uuid))

@@ -87,6 +87,24 @@ array_slot (struct raid_array *a, unsigned index)
     : &a->spares[index - a->geo.members];
 }
 
+struct raid_slot *
+array_reference (const struct raid_array *a)
+{
+  struct raid_slot *best = NULL;
+  unsigned m;
+
+  /* Looked up each time: a grow, a takeover, a failure changes which
+   * devices hold roles, and a role's slot may be empty after one. */
+  for (m = 0; m < a->geo.members; m++) {
+    struct raid_slot *s = &((struct raid_array *)a)->slots[m];
+    enum slot_state st = slot_state (s);
+    if (s->io && (st == SLOT_ACTIVE || st == SLOT_RECOVERING)
+        && (!best || s->sb.events > best->sb.events))
+      best = s;
+  }
+  return best ? best : &((struct raid_array *)a)->slots[0];
+}
+
 /* A member takes an op if it is active, or if it is being rebuilt and
  * the op stays below the rebuilt part (writes above it are not needed:
  * the rebuild will get there). */
@@ -430,7 +448,7 @@ raid_size (const struct raid_array *a)
 bool
 raid_clean (const struct raid_array *a)
 {
-  return a->slots[a->reference].sb.resync_offset_sectors == MD_RESYNC_CLEAN;
+  return array_reference (a)->sb.resync_offset_sectors == MD_RESYNC_CLEAN;
 }
 
 /* Requests must lie inside the array; nbdkit checks this too, the

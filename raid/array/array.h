@@ -159,7 +159,6 @@ struct raid_array {
    * new level's request paths from it. */
   const struct raid_level_ops *(*level_ops) (int md_level);
   bool direct;
-  unsigned reference;           /* the slot whose superblock was freshest */
   int failed;                   /* lost more members than it tolerates */
   uint64_t resync_front;        /* sync units in sync; all when clean */
   /* nbdraid grow --array-size (atomic): the bytes served, if fewer than
@@ -274,6 +273,9 @@ void array_note_mismatch (struct raid_array *a, uint64_t unit, int m,
 
 /* Op index -> device: roles first, then a->spares. */
 struct raid_slot *array_slot (struct raid_array *a, unsigned index);
+/* The device whose superblock speaks for the array: of the roles' in
+ * use, the one with the most events (role 0's slot if none is). */
+struct raid_slot *array_reference (const struct raid_array *a);
 
 /* member-array.c: array a as a member of another (spec "array:NAME");
  * the wrapper does not own it. */

@@ -124,7 +124,7 @@ int
 bitmap_load (struct raid_array *a)
 {
   struct raid_bitmap *b = &a->bitmap;
-  struct raid_slot *s = &a->slots[a->reference];
+  struct raid_slot *s = array_reference (a);
   char why[256];
   int r;
 
@@ -177,7 +177,7 @@ static void
 refresh_header (struct raid_array *a, uint64_t events)
 {
   struct raid_bitmap *b = &a->bitmap;
-  const struct md_superblock *sb = &a->slots[a->reference].sb;
+  const struct md_superblock *sb = &array_reference (a)->sb;
   struct md_bitmap_header h = {
     .events = events, .events_cleared = b->events_cleared,
     .sync_size_sectors = geometry_sync_bytes (&a->geo) / 512,
@@ -455,7 +455,7 @@ clear_idle (struct raid_array *a, bool all)
       cleared = true;
     }
   if (cleared) {
-    b->events_cleared = a->slots[a->reference].sb.events;
+    b->events_cleared = array_reference (a)->sb.events;
     flush_to (a, ++b->wanted);
   }
   pthread_mutex_unlock (&b->lock);

@@ -260,7 +260,7 @@ array_claim (struct raid_array *a, bool force, char *err, size_t errlen)
     }
   }
 
-  memcpy (a->owner.set_uuid, a->slots[a->reference].sb.set_uuid, 16);
+  memcpy (a->owner.set_uuid, array_reference (a)->sb.set_uuid, 16);
   if (getrandom (&a->owner.owner_id, sizeof a->owner.owner_id, 0) !=
       sizeof a->owner.owner_id)
     a->owner.owner_id = wall_ms () ^ ((uint64_t) getpid () << 32);

@@ -435,9 +435,6 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   reshape_settle_lagging (a, ref);
   if (reshape_load (a, ref, err, errlen) == -1)
     goto fail;
-  for (i = 0; i < a->geo.members; i++)
-    if (a->slots[i].io && a->slots[i].sb.events == ref->events)
-      a->reference = i;
   read_sync_state (a, ref);
   a->auto_readd = cfg->auto_readd;
   a->scrub_fail_after = cfg->scrub_fail_after;
