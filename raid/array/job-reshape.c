@@ -643,20 +643,22 @@ reshape_mark_fresh (struct raid_array *a, const struct md_superblock *ref)
 }
 
 /* Devices that missed the last superblock write of a finished reshape
- * still say where their data started before: move them on. */
+ * still say where their data started before, and the reshape: move
+ * them on, roles and spares (a shrink's dropped roles are spares). */
 void
 reshape_settle_lagging (struct raid_array *a, const struct md_superblock *ref)
 {
-  unsigned m;
+  unsigned i;
 
   if (ref->feature_map & MD_FEATURE_RESHAPE)
     return;
-  for (m = 0; m < a->geo.members; m++) {
-    struct raid_slot *s = &a->slots[m];
-    if (!s->io || !(s->sb.feature_map & MD_FEATURE_NEW_OFFSET))
+  for (i = 0; i < a->geo.members + a->nspares; i++) {
+    struct raid_slot *s = array_slot (a, i);
+    if (!s->io
+        || !(s->sb.feature_map & (MD_FEATURE_NEW_OFFSET | MD_FEATURE_RESHAPE)))
       continue;
-    s->data_offset_bytes += (uint64_t)(int64_t)(int32_t)s->sb.new_offset * 512;
-    s->sb.data_offset_sectors = s->data_offset_bytes / 512;
-    clear_fields (&s->sb);
+    move_offset (s, s->sb.feature_map & MD_FEATURE_NEW_OFFSET
+                        ? (int64_t)(int32_t)s->sb.new_offset * 512
+                        : 0);
   }
 }
