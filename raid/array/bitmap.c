@@ -431,7 +431,7 @@ static void
 clear_idle (struct raid_array *a, bool all)
 {
   struct raid_bitmap *b = &a->bitmap;
-  uint64_t now = now_ms (), c, synced;
+  uint64_t now = now_ms (), c, synced, events;
   uint64_t quiet = (uint64_t) b->daemon_sleep_s * 1000;
   bool candidates = false, cleared = false;
 
@@ -446,7 +446,12 @@ clear_idle (struct raid_array *a, bool all)
   for (c = 0; c < synced && c < b->chunks && !candidates; c++)
     candidates = idle (b, c, all, now, quiet);
   pthread_mutex_unlock (&b->lock);
-  if (!candidates || array_flush (a) == -1)
+  /* The events every member had before the flush: one that fails in
+   * it or after is re-added from the bits set since (md's
+   * events_cleared); and none is cleared if one failed in the flush,
+   * whose writes it may not hold. */
+  events = array_reference (a)->sb.events;
+  if (!candidates || array_flush (a) == -1 || any_role_out (a))
     return;
   pthread_mutex_lock (&b->lock);
   for (c = 0; c < synced && c < b->chunks; c++)
@@ -455,7 +460,7 @@ clear_idle (struct raid_array *a, bool all)
       cleared = true;
     }
   if (cleared) {
-    b->events_cleared = array_reference (a)->sb.events;
+    b->events_cleared = events;
     flush_to (a, ++b->wanted);
   }
   pthread_mutex_unlock (&b->lock);
