@@ -20,6 +20,9 @@
 # moves up 3 chunks, mdadm's min_offset_change) and "backwards" in
 # reshape_direction, and md runs it from the end down; nbdraid takes it
 # up at the cut size with the fifth device a spare line, and ends it.
+# A RAID6 (RESHAPE_LEVEL=6: test-interop-md-reshape-shrink-raid6.sh)
+# gives up its fifth the same way; so does a near-2 RAID10
+# (RESHAPE_LEVEL=10: test-interop-md-reshape-shrink-raid10.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -37,10 +40,15 @@ interop_config "$T/$name" "$level" "$layout" 64K $from 24M none
 truncate -s 24M "$T/$name/d4.img"
 start_server "$conf"
 size=$(export_size)
-# A shrink's members each give a megabyte less (KiB, as mdadm takes it).
+# A shrink's members each give a megabyte less (KiB, as mdadm takes
+# it); a near-2 RAID10 holds half its members' worth.
 comp_kb=$((size / data_members / 1024 - 1024))
 new=$((size / data_members * (data_members + 1)))
 [ "$shrink" = 1 ] && new=$((comp_kb * 1024 * (data_members - 1)))
+if [ "$level" = 10 ] && [ "$shrink" = 1 ]; then
+  comp_kb=$((size * 2 / from / 1024 - 1024))
+  new=$((comp_kb * 1024 * to / 2))
+fi
 seeded_data "$T/data" "$size" md-reshape
 nbdcopy --flush "$T/data" "$uri"
 stop_server
