@@ -263,7 +263,7 @@ record (struct raid_array *a, unsigned old, uint64_t delta)
  * it runs (reshape.h); the config's member lines of them spare lines
  * (their paths into changed). */
 static void
-leave_roles (struct raid_array *a, unsigned n, char *changed,
+dropped_roles_to_spares (struct raid_array *a, unsigned n, char *changed,
              size_t changedlen)
 {
   unsigned k = a->geo.members - n, m;
@@ -355,7 +355,7 @@ apply (struct raid_array *a, const struct reshape_target *to, uint64_t delta,
     __atomic_store_n (&a->slots[m].state, SLOT_ACTIVE, __ATOMIC_RELEASE);
   }
   if (n < a->geo.members)
-    leave_roles (a, n, changed, changedlen);
+    dropped_roles_to_spares (a, n, changed, changedlen);
   if (raid0) {
     memset (&a->slots[n], 0, sizeof a->slots[n]);
     a->slots[n].state = SLOT_MISSING;

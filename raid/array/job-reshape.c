@@ -231,7 +231,7 @@ move_offset (struct raid_slot *s, int64_t by)
  * raid5_finish_reshape, then remove_and_add_spares), but for a device
  * that failed. */
 static void
-leave_roles (struct raid_array *a)
+dropped_roles_spare_in_superblocks (struct raid_array *a)
 {
   unsigned k = reshape_leaving (a), i, j;
 
@@ -282,7 +282,7 @@ finish (struct raid_array *a)
       move_offset (&a->spares[i], (int64_t)r->delta);
     clear_fields (&a->spares[i].sb);
   }
-  leave_roles (a);
+  dropped_roles_spare_in_superblocks (a);
   r->active = false;
   r->backwards = false;
   memset (&r->fresh, 0, sizeof r->fresh);
