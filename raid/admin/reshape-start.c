@@ -264,7 +264,7 @@ record (struct raid_array *a, unsigned old, uint64_t delta)
  * (their paths into changed). */
 static void
 dropped_roles_to_spares (struct raid_array *a, unsigned n, char *changed,
-             size_t changedlen)
+                         size_t changedlen)
 {
   unsigned k = a->geo.members - n, m;
   size_t used = strlen (changed);
