@@ -287,7 +287,9 @@ run_stripes (struct request *rq, uint64_t first, uint64_t last,
       memmove (segs, segs + fit, (n - fit) * sizeof *segs);
       n -= fit;
     }
-    if (bytes >= WINDOW_BYTES || n >= WINDOW_SEGMENTS || stripe == last) {
+    /* (Not after a window failed: the rest succeeding would hide it.) */
+    if (r == 0
+        && (bytes >= WINDOW_BYTES || n >= WINDOW_SEGMENTS || stripe == last)) {
       r = run_window (rq, segs, n);
       n = 0;
       bytes = 0;
