@@ -341,3 +341,19 @@ for i in range(n):
     data[off:off + len(buf)] = buf
 open(path, "wb").write(data)'
 }
+
+# failing_journal NAME SIZE [MODE]: a write journal for the array of
+# nbd_array NAME, served from $T/NAME/j.img behind nbdkit's error
+# filter (every write fails once $T/trigger exists), in MODE
+# (write-through by default); the array created with it.
+failing_journal () {
+  local name=$1 size=$2 mode=${3:-write-through}
+  truncate -s "$size" "$T/$name/j.img"
+  start_member "$name-j" "$T/$name/j.img" --filter=error -- error=EIO \
+    error-pwrite-rate=100% error-file="$T/trigger"
+  sed -i "/^\[array\]/a consistency-policy = journal\njournal-mode = $mode" \
+    "$conf"
+  echo "journal = $member_uri" >> "$conf"
+  "$NBDRAID" create --force "$conf" 2>> "$T/create.log" ||
+    die "create: $(tail -1 "$T/create.log")"
+}

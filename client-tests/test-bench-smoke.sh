@@ -48,6 +48,7 @@ reshape,"reshape, under seq write 1M qd16"
 reshape,seq write 1M qd16
 bitmap,seq write 1M qd16
 bitmap,rand write 4K qd32
+journal,rand write 4K qd32
 nested,seq read 1M qd16
 latency,seq read 1M qd16
 latency,rand read 4K qd32

@@ -12,13 +12,7 @@ requires nbdcopy
 /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd missing"
 
 nbd_array r5 5 left-symmetric 16K 4 4M
-truncate -s 2M "$T/r5/j.img"
-start_member r5-j "$T/r5/j.img" --filter=error -- error=EIO \
-  error-pwrite-rate=100% error-file="$T/trigger"
-sed -i '/^\[array\]/a consistency-policy = journal' "$conf"
-echo "journal = $member_uri" >> "$conf"
-"$NBDRAID" create --force "$conf" 2>> "$T/create.log" ||
-  die "create: $(tail -1 "$T/create.log")"
+failing_journal r5 2M
 
 start_server "$conf"
 size=$(export_size)

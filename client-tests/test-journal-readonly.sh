@@ -30,7 +30,7 @@ for ro in readonly=true -r; do
   if out=$(nbdkit -U "$(new_socket)" "${args[@]}" --run true 2>&1); then
     die "a read-only start ($ro) with writes in the log worked: $out"
   fi
-  grep -q "array test: its write journal $dir/journal.img holds [1-9][0-9]* meta blocks of writes the members may not have yet, which a read-only start cannot replay: start it writable once (without readonly=true or nbdkit -r)" <<< "$out" ||
+  grep -q "array test: its write journal $dir/journal.img holds [1-9][0-9]* stripe rows and 0 cached pages of writes the members may not have yet, which a read-only start cannot replay: start it writable once (without readonly=true or nbdkit -r)" <<< "$out" ||
     die "unclear refusal ($ro): $out"
   [ "$(cat "$dir"/*.img | sha256sum)" = "$before" ] || die "a refused read-only start ($ro) wrote"
   echo "ok: refused ($ro): $(grep -o 'array test: its write journal.*' <<< "$out" | head -1)"

@@ -181,3 +181,31 @@ reshape_level () {
   if [ "$level" = 0 ]; then layout=-; fi
   if [ "$level" = 10 ]; then layout=n2; fi
 }
+
+# journaled_unclean DIR MODE SEED: a RAID5 of 3 in DIR with a write
+# journal in MODE (write-through or write-back), seeded data written
+# through NBD, small FUA writes last, then the server killed with -9:
+# its log holds those writes past its tail.  Sets size and sum (the
+# data's md5).
+journaled_unclean () {
+  local dir=$1 mode=$2 seed=$3
+  interop_config "$dir" 5 left-symmetric 64K 3 16M -
+  truncate -s 8M "$dir/journal.img"
+  sed -i "/^\[array\]/a consistency-policy = journal\njournal-mode = $mode" \
+    "$conf"
+  echo "journal = $dir/journal.img" >> "$conf"
+  "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
+    die "create: $(cat "$T/create.log")"
+  start_server "$conf"
+  size=$(export_size)
+  seeded_data "$T/data" "$size" "$seed"
+  nbdcopy --flush "$T/data" "$uri"
+  fua_writes "$T/data" 7 40
+  [ "$mode" = write-through ] ||
+    status_is "j['journal']['cached_bytes'] > 0" ||
+    die "nothing cached before the kill: $(status_json)"
+  kill -9 "$server_pid"
+  wait "$server_pid" 2>/dev/null || :
+  server_pid=
+  sum=$(md5 "$T/data")
+}

@@ -406,6 +406,42 @@ array_unlock_units (struct raid_array *a, uint64_t first, uint64_t last)
                  a->ops->lock_key (a, last));
 }
 
+/* The data the journal replay found without its parity (md's
+ * data-only stripes), logged again at the tail: into the write-back
+ * cache as md loads them (r5c_recovery_load_one_stripe), or written as
+ * a client's write is, now that the array runs. */
+static int
+write_kept (struct raid_array *a)
+{
+  struct raid_journal *j = &a->journal;
+  struct journal_cache *c = &j->cache;
+  unsigned i;
+  int r;
+
+  for (i = 0; i < j->nkept; i++) {
+    uint64_t offset = j->kept[i].sector * 512, s;
+
+    if (c->on) {
+      s = offset / c->stripe_bytes;
+      stripe_lock (&a->locks, s, s, true);
+      r = journal_cache_put (c, j->kept[i].page, R5L_BLOCK_BYTES, offset,
+                             j->kept_pos, j->kept_seq);
+      stripe_unlock (&a->locks, s, s);
+    }
+    else
+      r = raid_write (a, j->kept[i].page, R5L_BLOCK_BYTES, offset, false);
+    if (r == -1) {
+      array_log (a, RAID_LOG_ERROR,
+                 "array %s: writing the journal's data at array byte %" PRIu64
+                 " after its replay: %s",
+                 a->name, offset, strerror (errno));
+      return -1;
+    }
+  }
+  journal_kept_free (j);
+  return 0;
+}
+
 int
 raid_start (struct raid_array *a)
 {
@@ -415,7 +451,8 @@ raid_start (struct raid_array *a)
     if (raid_start (a->children[i]) == -1)
       return -1;
   if (iopool_start (a->pool) == -1 || behind_start (a) == -1 ||
-      array_heartbeat_start (a) == -1)
+      array_heartbeat_start (a) == -1 || journal_cache_start (a) == -1 ||
+      write_kept (a) == -1)
     return -1;
   a->started = true;
   return 0;
@@ -691,13 +728,17 @@ extents (struct raid_array *a, uint64_t count, uint64_t offset,
     if (len > count)
       len = count;
     /* A unit whose member is gone may hold data: say so.  So may one
-     * whose write-mostly copy has writes still behind over it. */
+     * whose write-mostly copy has writes still behind over it, or whose
+     * stripe has writes in the write-back cache. */
     a->ops->locate (a, offset / U, &member, &moff);
     m = a->slots[member].io;
     hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ||
       member_set_has (&mute, member) ||
       ((a->slots[member].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY) &&
-       behind_pending (a, offset, len)) ? 0
+       behind_pending (a, offset, len)) ||
+      (a->journal.cache.on &&
+       journal_cache_holds (&a->journal.cache,
+                            offset / a->journal.cache.stripe_bytes)) ? 0
       : m->ops->is_hole (m, len,
                          a->slots[member].data_offset_bytes + moff + within);
     /* A member that cannot say has data there, and is not asked again

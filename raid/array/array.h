@@ -94,6 +94,9 @@ struct raid_level_ops {
   /* Does the family now read member m only when no other copy can, for
    * its read time?  NULL: it never judges that (parity levels). */
   bool (*read_slow) (const struct raid_array *a, unsigned m);
+  /* Write the write-back cache's pages of stripe `stripe` to the
+   * members and drop them from it (journal-cache.h); parity levels. */
+  int (*destage) (struct raid_array *a, uint64_t stripe);
 };
 
 /* The background job, driven by raid_job_step (job.c). */

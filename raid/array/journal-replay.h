@@ -1,15 +1,19 @@
-/* nbdraid: replaying md's write journal (md's r5l_recovery_log for a
- * write-through journal), apart from the array so that a test can
+/* nbdraid: replaying md's write journal (md's r5l_recovery_log and
+ * r5c_recovery_flush_log), apart from the array so that a test can
  * replay into a model.
  *
  * From the tail, each meta block that is sound (magic, version,
  * checksum), carries the next sequence number and its own position,
- * and whose pages match their checksums is replayed: its data and
- * parity pages are written where they belong.  The first block that is
- * not is where the log ends, and the new log starts there.  Pages are
- * written in the order they were logged, so a stripe logged twice ends
- * as its later entry says.  The block at the tail itself is checked
- * but not written again: its stripes are on the members.
+ * and whose pages match their checksums is read; the first that is not
+ * is where the log ends, and the new log starts there.  Pages gather
+ * by stripe row as md's recovery gathers them: a row's data, then its
+ * parity (in the same block when written through, later when
+ * written back); data after a row's parity means that update was
+ * complete, and it is written before the row starts again; a flush
+ * payload names rows already on the members.  At the end every row
+ * with parity is written, data then parity; the data of rows without
+ * (md's data-only stripes, the write-back cache at the crash) is handed
+ * to keep_data, to be written as a new client write would be.
  */
 #ifndef NBDRAID_JOURNAL_REPLAY_H
 #define NBDRAID_JOURNAL_REPLAY_H
@@ -32,22 +36,25 @@ struct journal_replay_ops {
                      char *err, size_t errlen);
   int (*write_parity) (void *opaque, uint64_t stripe, unsigned which,
                        const uint8_t *page, char *err, size_t errlen);
+  /* A data page logged without its row's parity, at array sector
+   * `sector`: copy it. */
+  int (*keep_data) (void *opaque, uint64_t sector, const uint8_t *page,
+                    char *err, size_t errlen);
   void *opaque;
 };
 
 struct journal_replay_result {
   uint64_t end_pos;  /* ring bytes: the first block not replayed */
   uint64_t end_seq;  /* the sequence number it should have had */
-  unsigned blocks;   /* meta blocks replayed, */
-  unsigned skipped;  /* and the tail's, found on the members already */
-  unsigned stripes;  /* parity payloads (stripe rows) replayed */
+  unsigned blocks;   /* meta blocks read after the tail's */
+  unsigned stripes;  /* stripe rows written */
+  unsigned kept;     /* data pages handed to keep_data */
   char stopped[256]; /* why the block at end_pos ends the log */
 };
 
 /* Replay the ring of ring_bytes from byte `tail`, whose meta block has
  * sequence `seq`; parity_pages is 1 for RAID5, 2 for RAID6.  0, or -1
- * with the reason in err (a read or write failed; data logged without
- * its parity, which only md's write-back mode leaves). */
+ * with the reason in err (a read or write failed, memory ran short). */
 int journal_replay (uint32_t uuid_checksum, uint64_t ring_bytes,
                     unsigned parity_pages, uint64_t tail, uint64_t seq,
                     const struct journal_replay_ops *ops,

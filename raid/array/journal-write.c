@@ -170,42 +170,95 @@ fill_unit (const struct raid_journal *j, const struct journal_pending *p,
   return off;
 }
 
+/* Where the tail may move: the latest meta block; with a write-back
+ * cache the block its oldest page was logged in (md's
+ * r5c_calculate_new_cp); nowhere while the replay's kept data is being
+ * written, whose log starts at the tail (journal.c log_kept). */
+static uint64_t
+reclaim_target (struct raid_journal *j)
+{
+  uint64_t pos, seq;
+
+  if (j->nkept)
+    return __atomic_load_n (&j->tail, __ATOMIC_ACQUIRE);
+  return journal_cache_oldest (&j->cache, &pos, &seq) ? pos : j->last_pos;
+}
+
+/* Ring bytes from the tail to pos. */
+static uint64_t
+from_tail (const struct raid_journal *j, uint64_t pos)
+{
+  uint64_t tail = __atomic_load_n (&j->tail, __ATOMIC_ACQUIRE);
+
+  return pos >= tail ? pos - tail : pos + j->area_bytes - tail;
+}
+
 /* With the lock held: wait for the logged writes, flush the members,
- * move the tail to the latest meta block and record it. */
+ * move the tail as far as it may go and record it. */
 static int
 checkpoint_locked (struct raid_array *a)
 {
   struct raid_journal *j = &a->journal;
+  uint64_t target;
 
   while (j->in_flight)
     pthread_cond_wait (&j->idle, &j->lock);
-  if (__atomic_load_n (&j->tail, __ATOMIC_ACQUIRE) == j->last_pos)
+  target = reclaim_target (j);
+  if (__atomic_load_n (&j->tail, __ATOMIC_ACQUIRE) == target)
     return 0;
   if (array_flush (a) == -1)
     return -1;
-  __atomic_store_n (&j->tail, j->last_pos, __ATOMIC_RELEASE);
+  __atomic_store_n (&j->tail, target, __ATOMIC_RELEASE);
   return array_write_superblocks (a);
 }
 
 int
-journal_checkpoint (struct raid_array *a)
+journal_stop (struct raid_array *a)
 {
   struct raid_journal *j = &a->journal;
+  uint8_t block[BLOCK];
+  struct r5l_meta m;
   int r;
 
-  if (!j->on || !j->dev || j->missing
-      || __atomic_load_n (&j->failed, __ATOMIC_ACQUIRE) || a->readonly)
+  if (!j->on || !j->dev || j->missing || a->readonly)
     return 0;
+  r = journal_cache_drain (a);
+  if (__atomic_load_n (&j->failed, __ATOMIC_ACQUIRE))
+    return r;
   pthread_mutex_lock (&j->lock);
   while (j->writing)
     pthread_cond_wait (&j->logged, &j->lock);
   /* As a batch's writer: no other may start while this waits. */
   j->writing = true;
-  r = checkpoint_locked (a);
+  if (r == 0)
+    r = checkpoint_locked (a);
+  /* A new empty block for the tail, so that the next start has nothing
+   * to write again. */
+  if (r == 0 && __atomic_load_n (&j->tail, __ATOMIC_ACQUIRE) == j->last_pos
+      && j->last_pos != (j->head + j->area_bytes - BLOCK) % j->area_bytes) {
+    r5l_meta_init (&m, j->seq, j->head / 512);
+    r5l_meta_encode (&m, j->uuid_checksum, block);
+    if (ring_write (j, block, BLOCK, j->head) == 0
+        && j->dev->io->ops->flush (j->dev->io) == 0) {
+      j->last_pos = j->head;
+      j->head = ring_add (j, j->head, BLOCK);
+      j->seq++;
+      __atomic_store_n (&j->tail, j->last_pos, __ATOMIC_RELEASE);
+      r = array_write_superblocks (a);
+    }
+  }
   j->writing = false;
   pthread_cond_broadcast (&j->logged);
   pthread_mutex_unlock (&j->lock);
   return r;
+}
+
+/* Whether entry i ends a row: a parity entry, or any data page of a
+ * data-only request (md's write-back logs pages without parity). */
+static bool
+row_end (const struct journal_pending *p, unsigned i)
+{
+  return p->data_only || p->e[i].type == R5L_PAYLOAD_PARITY;
 }
 
 /* The ring bytes p's rows take, unit by unit as write_units cuts them. */
@@ -218,7 +271,7 @@ pending_bytes (const struct journal_pending *p)
 
   for (i = 0; i < p->n; i++) {
     bytes += (uint64_t)p->e[i].pages * BLOCK;
-    if (p->e[i].type != R5L_PAYLOAD_PARITY)
+    if (!row_end (p, i))
       continue;
     row = row_meta_bytes (p, start, i + 1);
     if (meta + row > BLOCK) {
@@ -246,7 +299,7 @@ build_units (const struct raid_journal *j, const struct journal_pending *p,
   unsigned i, start = 0, unit = 0;
 
   for (i = 0; i < p->n; i++) {
-    if (p->e[i].type != R5L_PAYLOAD_PARITY)
+    if (!row_end (p, i))
       continue;
     row = row_meta_bytes (p, start, i + 1);
     if (meta + row > BLOCK) {
@@ -291,6 +344,8 @@ write_batch (const struct raid_journal *j, struct journal_pending *batch,
   for (p = batch; p; p = p->next) {
     uint64_t at = off;
 
+    p->first_pos = ring_add (j, j->head, off);
+    p->first_seq = seq;
     off += build_units (j, p, ring_add (j, j->head, off), &seq, &last, m,
                         buf + off);
     last += at;
@@ -321,22 +376,36 @@ end_requests (struct raid_journal *j, struct journal_pending *list, int error)
   }
 }
 
+/* The room a write-back cache keeps in the ring for its destages
+ * (journal-cache.c sizes the cache by it); none without a cache. */
+static uint64_t
+kept_room (const struct raid_journal *j)
+{
+  return j->cache.on ? j->area_bytes / 4 : 0;
+}
+
 /* With the lock held and no batch being written: take the requests
- * queued first, as many as half the ring holds (one at least), make
- * room for them and log them. */
+ * queued first, as many as half the ring holds (an eighth with a
+ * write-back cache; one at least, and a destage alone), make room for
+ * them and log them.  Client writes may not use the room kept for
+ * destages while the cache holds the tail back: EAGAIN, for the writer
+ * to destage and try again. */
 static void
 lead (struct raid_array *a)
 {
   struct raid_journal *j = &a->journal;
   struct journal_pending *batch = j->queue, **end = &j->queue;
-  uint64_t bytes = 0, last_pos = 0, next_seq = 0;
+  uint64_t bytes = 0, last_pos = 0, next_seq = 0, pos, seq;
+  uint64_t most = (j->cache.on ? j->area_bytes / 8 : j->area_bytes / 2) - BLOCK;
+  bool destage = batch->destage;
   int error = 0;
 
-  while (
-      *end
-      && (bytes == 0 || bytes + (*end)->bytes <= j->area_bytes / 2 - BLOCK)) {
+  while (*end && (*end)->destage == destage
+         && (bytes == 0 || bytes + (*end)->bytes <= most)) {
     bytes += (*end)->bytes;
     end = &(*end)->next;
+    if (destage)
+      break;
   }
   j->queue = *end;
   if (!j->queue)
@@ -346,11 +415,16 @@ lead (struct raid_array *a)
   if (__atomic_load_n (&j->failed, __ATOMIC_ACQUIRE) || !j->dev)
     error = EROFS;
   /* md's reclaim: when the log holds more than a quarter of the ring
-   * (max_free_space), or this would not fit. */
-  else if ((ring_used (j) > j->area_bytes / 4
-            || ring_used (j) + bytes >= j->area_bytes)
+   * (max_free_space) and an eighth would be freed (a write-back cache
+   * may hold the tail back), or when this would not fit. */
+  else if (((ring_used (j) > j->area_bytes / 4
+             && from_tail (j, reclaim_target (j)) >= j->area_bytes / 8)
+            || ring_used (j) + bytes + kept_room (j) >= j->area_bytes)
            && checkpoint_locked (a) == -1)
     error = errno ? errno : EIO;
+  else if (!destage && ring_used (j) + bytes + kept_room (j) >= j->area_bytes
+           && journal_cache_oldest (&j->cache, &pos, &seq))
+    error = EAGAIN;
   else if (ring_used (j) + bytes >= j->area_bytes) {
     array_log (a, RAID_LOG_ERROR,
                "array %s: a write's log of %" PRIu64

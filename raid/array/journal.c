@@ -134,7 +134,34 @@ journal_open (struct raid_array *a, const struct raid_config *cfg,
                          a->name, path, j->area_bytes, min);
   __atomic_store_n (&j->tail, j->dev->sb.recovery_offset_sectors * 512,
                     __ATOMIC_RELEASE);
+  if (cfg->journal_write_back && !opts->readonly
+      && journal_cache_init (&j->cache,
+                             a->geo.chunk_bytes * a->geo.data_members,
+                             journal_min_area_bytes (a->geo.members,
+                                                     a->geo.chunk_bytes)
+                                 / 2,
+                             j->area_bytes)
+             == -1)
+    return array_refuse (err, errlen, "array %s: write-back cache: %s",
+                         a->name, strerror (errno));
   return 0;
+}
+
+void
+journal_kept_free (struct raid_journal *j)
+{
+  struct journal_kept *kept = j->kept;
+  unsigned i, n = j->nkept;
+
+  if (!kept)
+    return;
+  pthread_mutex_lock (&j->lock);
+  j->kept = NULL;
+  j->nkept = 0;
+  pthread_mutex_unlock (&j->lock);
+  for (i = 0; i < n; i++)
+    free (kept[i].page);
+  free (kept);
 }
 
 void
@@ -144,6 +171,8 @@ journal_close (struct raid_array *a)
 
   if (!j->on)
     return;
+  journal_cache_free (&j->cache);
+  journal_kept_free (j);
   if (j->dev) {
     member_close (j->dev->io);
     free (j->dev->path);
@@ -249,6 +278,28 @@ write_parity (void *opaque, uint64_t stripe, unsigned which,
   return put (a, which == 0 ? map.p_disk : map.q_disk, off, page, err, errlen);
 }
 
+/* A data page logged without its parity: kept for raid_start. */
+static int
+keep_data (void *opaque, uint64_t sector, const uint8_t *page, char *err,
+           size_t errlen)
+{
+  struct raid_array *a = opaque;
+  struct raid_journal *j = &a->journal;
+  struct journal_kept *grown;
+  uint8_t *copy = malloc (BLOCK);
+
+  grown = copy ? realloc (j->kept, (j->nkept + 1) * sizeof *grown) : NULL;
+  if (!grown) {
+    free (copy);
+    snprintf (err, errlen, "journal replay: %s", strerror (ENOMEM));
+    return -1;
+  }
+  memcpy (copy, page, BLOCK);
+  j->kept = grown;
+  j->kept[j->nkept++] = (struct journal_kept){ sector, copy };
+  return 0;
+}
+
 /* Write an empty meta block at ring byte pos, durably (md's
  * r5l_log_write_empty_meta_block, with FUA). */
 static int
@@ -265,6 +316,50 @@ write_empty (struct raid_array *a, uint64_t pos, uint64_t seq)
       || io->ops->flush (io) == -1)
     return -1;
   return 0;
+}
+
+/* Start the new log at ring byte pos with sequence seq: an empty meta
+ * block, flushed (md's r5l_log_write_empty_meta_block). */
+static int
+start_empty (struct raid_array *a, uint64_t pos, uint64_t seq)
+{
+  struct raid_journal *j = &a->journal;
+
+  if (write_empty (a, pos, seq) == -1)
+    return -1;
+  j->last_pos = pos;
+  j->head = (pos + BLOCK) % j->area_bytes;
+  j->seq = seq + 1;
+  return 0;
+}
+
+/* Start the new log at ring byte pos with the data pages the replay
+ * kept, logged again without parity (md's
+ * r5c_recovery_rewrite_data_only_stripes): the tail moves there, and
+ * the old log may be overwritten, before any member is written with
+ * them. */
+static int
+log_kept (struct raid_array *a, uint64_t pos, uint64_t seq)
+{
+  struct raid_journal *j = &a->journal;
+  struct journal_pending p = { .data_only = true };
+  unsigned i;
+  int r;
+
+  /* The log is empty to the writer: nothing to reclaim before these. */
+  j->head = j->last_pos = pos;
+  j->seq = seq;
+  __atomic_store_n (&j->tail, pos, __ATOMIC_RELEASE);
+  for (i = 0; i < j->nkept; i++)
+    if (journal_add_data (&p, j->kept[i].sector, j->kept[i].page) == -1) {
+      journal_finish (a, &p);
+      return -1;
+    }
+  r = journal_commit (a, &p);
+  j->kept_pos = p.first_pos;
+  j->kept_seq = p.first_seq;
+  journal_finish (a, &p);
+  return r;
 }
 
 /* Where the log starts: the tail's meta block and its sequence; false
@@ -331,6 +426,7 @@ refuse_unreplayed (struct raid_array *a, uint64_t tail, char *err,
     .stripe_of = stripe_of,
     .write_data = skip_data,
     .write_parity = skip_parity,
+    .keep_data = skip_data,
   };
   struct journal_replay_ops o = ops;
   struct raid_journal *j = &a->journal;
@@ -343,14 +439,16 @@ refuse_unreplayed (struct raid_array *a, uint64_t tail, char *err,
                       tail, seq, &o, &j->replay, err, errlen)
       == -1)
     return -1;
-  if (j->replay.blocks == 0)
+  if (j->replay.stripes == 0 && j->replay.kept == 0)
     return 0;
   return array_refuse (err, errlen,
-                       "array %s: its write journal %s holds %u meta blocks "
-                       "of writes the members may not have yet, which a "
-                       "read-only start cannot replay: start it writable "
-                       "once (without readonly=true or nbdkit -r)",
-                       a->name, j->dev->path, j->replay.blocks);
+                       "array %s: its write journal %s holds %u stripe rows "
+                       "and %u cached pages of writes the members may not "
+                       "have yet, which a read-only start cannot replay: "
+                       "start it writable once (without readonly=true or "
+                       "nbdkit -r)",
+                       a->name, j->dev->path, j->replay.stripes,
+                       j->replay.kept);
 }
 
 int
@@ -361,6 +459,7 @@ journal_recover (struct raid_array *a, char *err, size_t errlen)
     .stripe_of = stripe_of,
     .write_data = write_data,
     .write_parity = write_parity,
+    .keep_data = keep_data,
   };
   struct journal_replay_ops o = ops;
   struct raid_journal *j = &a->journal;
@@ -384,12 +483,18 @@ journal_recover (struct raid_array *a, char *err, size_t errlen)
      * after it is never taken for its next. */
     start = j->replay.end_seq + R5L_SEQ_SKIP;
     tail = j->replay.end_pos;
-    if (j->replay.blocks)
+    if (j->replay.stripes || j->replay.kept) {
+      char kept[64] = "";
+
+      if (j->replay.kept)
+        snprintf (kept, sizeof kept, ", %u pages without parity kept to write",
+                  j->replay.kept);
       array_log (a, RAID_LOG_INFO,
                  "array %s: write journal replayed %u "
-                 "meta blocks (%u stripe rows); the log ended at %s",
-                 a->name, j->replay.blocks, j->replay.stripes,
+                 "meta blocks (%u stripe rows%s); the log ended at %s",
+                 a->name, j->replay.blocks, j->replay.stripes, kept,
                  j->replay.stopped);
+    }
   }
   else {
     while (getrandom (&fresh, sizeof fresh, 0) != sizeof fresh)
@@ -399,15 +504,13 @@ journal_recover (struct raid_array *a, char *err, size_t errlen)
   }
   if (flush_members (a, err, errlen) == -1)
     return -1;
-  if (write_empty (a, tail, start) == -1)
+  if ((j->nkept ? log_kept (a, tail, start) : start_empty (a, tail, start))
+      == -1)
     return array_refuse (err, errlen,
                          "array %s: write journal %s: "
                          "pwrite at %" PRIu64 ": %s",
                          a->name, j->dev->path, j->area_offset + tail,
                          strerror (errno));
-  j->last_pos = tail;
-  j->head = (tail + BLOCK) % j->area_bytes;
-  j->seq = start + 1;
   __atomic_store_n (&j->tail, tail, __ATOMIC_RELEASE);
   if (array_write_superblocks (a) == -1)
     return array_refuse (err, errlen,
@@ -425,6 +528,9 @@ journal_status (struct raid_array *a, struct raid_status *st)
 
   if (!j->on)
     return;
+  st->journal_mode = j->cache.on ? "write-back" : "write-through";
+  st->journal_cached_bytes = journal_cache_bytes (&j->cache);
+  st->journal_cache_limit = j->cache.limit;
   st->journal_state = j->missing ? "missing"
                       : __atomic_load_n (&j->failed, __ATOMIC_ACQUIRE)
                           ? "faulty"

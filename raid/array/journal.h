@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "journal-cache.h"
 #include "journal-format.h"
 #include "journal-replay.h"
 
@@ -62,6 +63,18 @@ struct raid_journal {
   bool failed;            /* the device failed: no more writes (atomic) */
   bool missing;           /* assembled without it (read-only) */
   struct journal_replay_result replay; /* at assembly */
+  /* Data the replay found logged without parity (md's data-only
+   * stripes), logged again at the head; raid_start writes it. */
+  struct journal_kept *kept;
+  unsigned nkept;
+  uint64_t kept_pos, kept_seq; /* its first meta block there */
+  struct journal_cache cache; /* journal-mode = write-back */
+};
+
+/* A page of data the replay keeps for raid_start to write. */
+struct journal_kept {
+  uint64_t sector; /* array sector */
+  uint8_t *page;
 };
 
 /* One row of a stripe: its data pages, then its parity. */
@@ -76,7 +89,10 @@ struct journal_entry {
 struct journal_pending {
   struct journal_entry *e;
   unsigned n, cap;
+  bool data_only;      /* data pages alone, each a row (write-back) */
+  bool destage;        /* the write-back cache's: may use the room kept */
   bool committed;
+  uint64_t first_pos, first_seq; /* its first meta block, once logged */
   /* While it waits to be logged (journal-write.c). */
   uint64_t bytes;               /* of the ring its rows take */
   struct journal_pending *next; /* in the queue */
@@ -95,6 +111,8 @@ int journal_open (struct raid_array *a, const struct raid_config *cfg,
  * start a new log after it.  0, or -1 with err. */
 int journal_recover (struct raid_array *a, char *err, size_t errlen);
 void journal_close (struct raid_array *a);
+/* Free what the replay kept, once written. */
+void journal_kept_free (struct raid_journal *j);
 
 /* With sb_lock held, after the members' superblocks were written with
  * these events: write the journal device's, from `like` (a member's),
@@ -125,9 +143,9 @@ void journal_finish (struct raid_array *a, struct journal_pending *p);
 /* The journal's part of raid_status. */
 struct raid_status;
 void journal_status (struct raid_array *a, struct raid_status *st);
-/* Advance the tail to the latest meta block: wait for the logged
- * writes, flush the members, write the superblocks (md's reclaim).
- * At a clean stop, and when the ring runs short. */
-int journal_checkpoint (struct raid_array *a);
+/* The clean stop: write the write-back cache to the members, wait for
+ * the logged writes, flush the members, and move the tail to a new
+ * empty meta block past them (md's last reclaim). */
+int journal_stop (struct raid_array *a);
 
 #endif

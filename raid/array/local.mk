@@ -13,6 +13,7 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/job-reshape.c \
 	%reldir%/job-sync.c \
 	%reldir%/journal.c %reldir%/journal.h \
+	%reldir%/journal-cache.c %reldir%/journal-cache.h \
 	%reldir%/journal-replay.c %reldir%/journal-replay.h \
 	%reldir%/journal-write.c \
 	%reldir%/member-array.c \
@@ -25,7 +26,12 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 %canon_reldir%_libarray_la_CPPFLAGS = $(ARRAY_INCLUDES)
 %canon_reldir%_libarray_la_CFLAGS = $(ENGINE_CFLAGS)
 
-check_PROGRAMS += %reldir%/test-ppl %reldir%/test-journal-replay
+check_PROGRAMS += %reldir%/test-ppl %reldir%/test-journal-replay \
+	%reldir%/test-journal-cache
+%canon_reldir%_test_journal_cache_SOURCES = %reldir%/test-journal-cache.c
+%canon_reldir%_test_journal_cache_CPPFLAGS = $(ARRAY_INCLUDES) \
+	$(TEST_INCLUDES)
+%canon_reldir%_test_journal_cache_LDADD = raid/libraid.la
 %canon_reldir%_test_journal_replay_SOURCES = %reldir%/test-journal-replay.c
 %canon_reldir%_test_journal_replay_CPPFLAGS = $(ARRAY_INCLUDES) \
 	$(TEST_INCLUDES)

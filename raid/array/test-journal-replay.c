@@ -1,11 +1,12 @@
 /* nbdraid: test the write journal's replay (journal-replay.c) against a
  * model: a ring in memory written with the format's encoder, members
- * as a table of the pages written where.  Replayed: every block after
- * the tail in log order, a later entry of a stripe winning; the tail's
- * own block not rewritten; the log wrapping round the ring.  Stopped,
- * and named: a meta block or a page whose checksum is wrong, a block
- * of an older sequence, one at another position.  Refused: data
- * without its parity (md's write-back). */
+ * as a table of the pages written where.  Replayed: every block from
+ * the tail's in log order, a later entry of a stripe winning; the log
+ * wrapping round the ring.  Stopped, and named: a meta block or a page
+ * whose checksum is wrong, a block of an older sequence, one at
+ * another position.  md's write-back logs: data without parity kept
+ * (not written), parity in a later block than its data, data after
+ * parity, a flush payload. */
 #include <config.h>
 
 #include <errno.h>
@@ -38,6 +39,9 @@ struct written {
 };
 static struct written w[1000];
 static unsigned nw;
+/* What the replay kept: (sector, tag), in order. */
+static struct written kept[100];
+static unsigned nkept;
 
 static int
 read_block (void *opaque, uint64_t pos, uint8_t *block)
@@ -90,11 +94,22 @@ write_parity (void *opaque, uint64_t stripe, unsigned which,
   return 0;
 }
 
+static int
+keep_data (void *opaque, uint64_t sector, const uint8_t *page, char *err,
+           size_t errlen)
+{
+  (void)opaque, (void)err, (void)errlen;
+  if (nkept < sizeof kept / sizeof kept[0])
+    kept[nkept++] = (struct written){ 0, sector, page[0] };
+  return 0;
+}
+
 static const struct journal_replay_ops ops = {
   .read_block = read_block,
   .stripe_of = stripe_of,
   .write_data = write_data,
   .write_parity = write_parity,
+  .keep_data = keep_data,
 };
 
 /* The model's latest tag at (kind, location), or -1. */
@@ -147,18 +162,49 @@ log_row (uint64_t *pos, uint64_t seq, const uint64_t *sectors, unsigned n,
   return at;
 }
 
+/* Append a meta block at *pos logging only the parity (tags tag+1,
+ * tag+2) of the row at member sector `row` (md's write-out of a cached
+ * stripe), or with flush, a flush payload naming the row. */
+static void
+log_parity (uint64_t *pos, uint64_t seq, uint64_t row, uint8_t tag,
+            bool flush)
+{
+  uint8_t page[BLOCK], block[BLOCK];
+  uint32_t sums[2];
+  struct r5l_meta m;
+  uint64_t at = *pos, p = (at + BLOCK) % sizeof ring;
+  unsigned i;
+
+  r5l_meta_init (&m, seq, at / 512);
+  if (flush)
+    r5l_meta_add_flush (&m, row);
+  else {
+    for (i = 0; i < 2; i++) {
+      memset (page, tag + 1 + i, sizeof page);
+      sums[i] = r5l_page_checksum (UUID_SUM, page);
+      memcpy (ring + p, page, BLOCK);
+      p = (p + BLOCK) % sizeof ring;
+    }
+    r5l_meta_add_parity (&m, row, 2, sums);
+  }
+  r5l_meta_encode (&m, UUID_SUM, block);
+  memcpy (ring + at, block, BLOCK);
+  *pos = p;
+}
+
 static int
 replay (uint64_t tail, uint64_t seq, struct journal_replay_result *res,
         char *err)
 {
   nw = 0;
+  nkept = 0;
   return journal_replay (UUID_SUM, sizeof ring, 2, tail, seq, &ops, res, err,
                          200);
 }
 
-/* Five blocks from the tail at byte 40 blocks in, wrapping at 64: the
- * first (the tail's) not rewritten, the rest in order; stripe 0 is
- * logged twice and ends as the later says. */
+/* Five blocks from the tail at byte 40 blocks in, wrapping at 64, all
+ * replayed in order (the tail's too, as md does); stripes 0 and 1 are
+ * logged twice and end as the later says. */
 static void
 check_replay (void)
 {
@@ -178,11 +224,11 @@ check_replay (void)
     fail ("replay refused: %s", err);
     return;
   }
-  if (res.blocks != 4 || res.skipped != 1 || res.stripes != 4
+  if (res.blocks != 4 || res.kept != 0 || res.stripes != 5
       || res.end_pos != end || res.end_seq != 105)
-    fail ("replayed %u (skipped %u, %u stripes), ended at %llu seq %llu; "
-          "want 4, 1, 4, %llu, 105",
-          res.blocks, res.skipped, res.stripes, (unsigned long long)res.end_pos,
+    fail ("replayed %u (kept %u, %u stripes), ended at %llu seq %llu; "
+          "want 4, 0, 5, %llu, 105",
+          res.blocks, res.kept, res.stripes, (unsigned long long)res.end_pos,
           (unsigned long long)res.end_seq, (unsigned long long)end);
   if (latest (0, 0) != 50 || latest (0, 8) != 50 || latest (1, 0) != 51
       || latest (2, 0) != 52)
@@ -191,8 +237,9 @@ check_replay (void)
   if (latest (0, 40) != 30 || latest (1, 8) != 31 || latest (0, 16) != 40)
     fail ("stripes 1 and 2: %d %d %d", latest (0, 40), latest (1, 8),
           latest (0, 16));
-  if (w[0].tag != 20)
-    fail ("the tail's own block was rewritten (first write tagged %u)",
+  if (w[0].tag != 10)
+    fail ("the tail's own block was not replayed first (first write "
+          "tagged %u)",
           w[0].tag);
   if (!strstr (res.stopped, "magic"))
     fail ("the end of the log is not named: %s", res.stopped);
@@ -221,7 +268,7 @@ check_stops (void)
            || !strstr (res.stopped, "sector 64:"))
     fail ("a torn meta block: replayed %u, ended at %llu: %s", res.blocks,
           (unsigned long long)res.end_pos, res.stopped);
-  else if (latest (0, 0) != -1 || latest (0, 40) != 20)
+  else if (latest (0, 0) != 10 || latest (0, 40) != 20)
     fail ("a torn meta block: wrote past it or not before it");
   ring[third + 100] ^= 1;
   ring[third + BLOCK + 7] ^= 1; /* its data page */
@@ -238,18 +285,49 @@ check_stops (void)
     fail ("an old block is replayed: %u: %s", res.blocks, res.stopped);
 }
 
+/* md's write-back log: stripe 0 written through, then cached again
+ * (data after parity: the first update is written, the second kept);
+ * stripe 1 cached twice (the later page kept); stripe 2 written then
+ * flushed (nothing left to write); stripe 3 cached, then its parity
+ * logged alone (written with the data of the earlier block). */
 static void
-check_write_back_refused (void)
+check_write_back (void)
 {
   struct journal_replay_result res;
-  uint64_t pos = 0, s0[] = { 0 };
+  uint64_t pos = 0, s0[] = { 0 }, s1[] = { 40 }, s2[] = { 64 }, s3[] = { 96 };
   char err[200] = "";
 
   memset (ring, 0, sizeof ring);
   log_row (&pos, 1, s0, 1, 10, false);
   log_row (&pos, 2, s0, 1, 20, true);
-  if (replay (0, 1, &res, err) == 0 || !strstr (err, "without its parity"))
-    fail ("data without parity not refused: %s", err);
+  log_row (&pos, 3, s1, 1, 30, true);
+  log_row (&pos, 4, s1, 1, 35, true);
+  log_row (&pos, 5, s2, 1, 40, false);
+  log_parity (&pos, 6, stripe_of (NULL, 64), 0, true);
+  log_row (&pos, 7, s3, 1, 50, true);
+  log_parity (&pos, 8, stripe_of (NULL, 96), 60, false);
+  if (replay (0, 1, &res, err) == -1) {
+    fail ("write-back log refused: %s", err);
+    return;
+  }
+  if (res.blocks != 7 || res.stripes != 2 || res.kept != 2 || nkept != 2)
+    fail ("write-back: %u blocks, %u stripes, %u kept; want 7, 2, 2",
+          res.blocks, res.stripes, res.kept);
+  if (latest (0, 0) != 10 || latest (1, 0) != 11 || latest (2, 0) != 12)
+    fail ("stripe 0's first update: %d %d %d", latest (0, 0), latest (1, 0),
+          latest (2, 0));
+  if (nkept == 2
+      && (kept[0].location != 0 || kept[0].tag != 20
+          || kept[1].location != 40 || kept[1].tag != 35))
+    fail ("kept (%llu, %u), (%llu, %u); want (0, 20), (40, 35)",
+          (unsigned long long)kept[0].location, kept[0].tag,
+          (unsigned long long)kept[1].location, kept[1].tag);
+  if (latest (0, 40) != -1 || latest (0, 64) != -1 || latest (1, 16) != -1)
+    fail ("cached or flushed stripes written: %d %d %d", latest (0, 40),
+          latest (0, 64), latest (1, 16));
+  if (latest (0, 96) != 50 || latest (1, 24) != 61 || latest (2, 24) != 62)
+    fail ("stripe 3's parity in a later block: %d %d %d", latest (0, 96),
+          latest (1, 24), latest (2, 24));
 }
 
 int
@@ -257,12 +335,12 @@ main (void)
 {
   check_replay ();
   check_stops ();
-  check_write_back_refused ();
+  check_write_back ();
   if (failures) {
     printf ("%u failures\n", failures);
     return 1;
   }
   printf ("journal-replay: log order, the tail's block, wrap, stops at "
-          "damage and old blocks, write-back refused\n");
+          "damage and old blocks, md's write-back logs\n");
   return 0;
 }

@@ -479,10 +479,11 @@ raid_close (struct raid_array *a)
     return;
   /* Every behind-write lands before the clean stop. */
   behind_stop (a);
-  /* md's clean stop: the journal's tail moves past what the members
-   * now hold (r5l_exit_log's last reclaim). */
+  /* md's clean stop: the write-back cache goes to the members and the
+   * journal's tail moves past what they now hold (r5l_exit_log's last
+   * reclaim). */
   if (a->started) {
-    journal_checkpoint (a);
+    journal_stop (a);
     array_mark_clean (a);
   }
   array_release (a);

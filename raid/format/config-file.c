@@ -175,12 +175,15 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
   }
   else if (strcmp (name, "journal-mode") == 0) {
     /* md's journal_mode: write-back acknowledges writes once they are
-     * in the journal; only write-through is done here. */
-    if (strcmp (value, "write-back") == 0)
-      return config_fail (st, "journal-mode 'write-back' is not supported: "
-                              "use write-through");
-    if (strcmp (value, "write-through") != 0)
-      return config_fail (st, "journal-mode '%s' is not write-through", value);
+     * in the journal (journal-cache.h). */
+    if (strcmp (value, "write-back") != 0
+        && strcmp (value, "write-through") != 0)
+      return config_fail (st,
+                          "journal-mode '%s' is not write-through or "
+                          "write-back",
+                          value);
+    cfg->journal_write_back = value[6] == 'b';
+    cfg->journal_mode_line = st->line;
   }
   else if (strcmp (name, "bitmap-chunk") == 0) {
     if (raid_parse_size (value, &cfg->bitmap_chunk_bytes) == -1 ||

@@ -232,6 +232,11 @@ config_check_journal (struct parse_state *st, const struct raid_config *cfg)
                  cfg->journal_path);
     return;
   }
+  if (cfg->journal_mode_line && !cfg->journal) {
+    st->line = cfg->journal_mode_line;
+    config_fail (st, "journal-mode needs consistency-policy = journal");
+    return;
+  }
   if (!cfg->journal)
     return;
   st->line = cfg->ppl_line;

@@ -145,7 +145,8 @@ check_consistency_policy (void)
 
 /* consistency-policy = journal with journal = PATH in [members]: RAID5
  * and RAID6 only, no bitmap, the device listed once and apart from the
- * members; write-back refused by name. */
+ * members; journal-mode write-back kept, and refused without the
+ * journal policy or by another name. */
 static void
 check_journal (void)
 {
@@ -208,9 +209,22 @@ check_journal (void)
   expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n" R5_MEMBERS
                 "journal = j.img\njournal = k.img\n",
                 "t.conf:9: journal is listed twice (line 8)");
+  err = parse ("[array]\nlevel = 5\nconsistency-policy = journal\n"
+               "journal-mode = write-back\n" R5_MEMBERS "journal = j.img\n",
+               &cfg);
+  if (err)
+    fail ("journal-mode write-back refused: %s", err);
+  else {
+    if (!cfg.journal_write_back)
+      fail ("journal-mode write-back not kept");
+    raid_config_free (&cfg);
+  }
+  expect_error ("[array]\nlevel = 5\njournal-mode = write-back\n" R5_MEMBERS,
+                "t.conf:3: journal-mode needs consistency-policy = journal");
   expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
-                "journal-mode = write-back\n" R5_MEMBERS "journal = j.img\n",
-                "t.conf:4: journal-mode 'write-back' is not supported");
+                "journal-mode = later\n" R5_MEMBERS "journal = j.img\n",
+                "t.conf:4: journal-mode 'later' is not write-through or "
+                "write-back");
   expect_error ("[array]\nlevel = 5\nconsistency-policy = journal\n"
                 "[members NEST]\njournal = j.img\n",
                 "journal applies to the served array only");

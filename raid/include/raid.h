@@ -75,6 +75,10 @@ struct raid_config {
   bool journal;
   char *journal_path;
   int journal_line;             /* of journal = */
+  /* journal-mode = write-back: writes are acknowledged once in the
+   * journal and written to the members later (md's r5c cache). */
+  bool journal_write_back;
+  int journal_mode_line;
   uint64_t bitmap_chunk_bytes;  /* 0: mdadm's default */
   int bitmap_chunk_line;
   bool auto_readd;              /* re-add members that come back */
@@ -480,6 +484,10 @@ struct raid_status {
   const char *journal_state;
   char journal_why[256];
   uint64_t journal_bytes, journal_used_bytes, journal_tail_sectors;
+  /* Its mode, "write-through" or "write-back", and with write-back the
+   * bytes cached (not yet on the members) and the cache's limit. */
+  const char *journal_mode;
+  uint64_t journal_cached_bytes, journal_cache_limit;
   /* write-behind: md's limit (0: off); the behind-writes not yet on
    * the write-mostly members, and what they count against the limit
    * (once per MiB or part, as md counts). */

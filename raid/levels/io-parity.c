@@ -99,6 +99,7 @@ write_window (struct request *rq, struct segment *segs, unsigned n)
   io_batch_init (&fixes);
   memset (&log, 0, sizeof log);
   memset (&jp, 0, sizeof jp);
+  jp.destage = rq->log == PARITY_LOG_DESTAGE;
   if (read_window (rq, segs, n, &b) == -1)
     goto out;
   io_batch_reset (&b);
@@ -247,8 +248,12 @@ journal_fit (const struct request *rq, const struct segment *segs, unsigned n)
   uint64_t room = j->area_bytes / 2 - R5L_BLOCK_BYTES, bytes = 0;
   unsigned i;
 
-  if (!j->on || rq->resync)
+  if (!j->on || rq->resync || rq->log == PARITY_LOG_NONE)
     return n;
+  /* With a write-back cache the log keeps room for the cache's destage
+   * (journal-write.c lead): smaller windows. */
+  if (j->cache.on)
+    room = j->area_bytes / 8 - R5L_BLOCK_BYTES;
   for (i = 0; i < n; i++) {
     bytes += (segs[i].col.hi - segs[i].col.lo) / R5L_BLOCK_BYTES
              * journal_row_bytes (member_set_count (&segs[i].written),
@@ -314,18 +319,28 @@ request_init (struct request *rq, struct raid_array *a,
   array_view (a, &rq->view);
 }
 
+int
+parity_write_locked (struct raid_array *a, const struct stripe_piece *piece,
+                     unsigned npieces, uint64_t first, uint64_t last,
+                     enum parity_log log)
+{
+  struct request rq;
+
+  request_init (&rq, a, piece, npieces);
+  rq.log = log;
+  return run_stripes (&rq, first, last, cut_stripe);
+}
+
 /* Write the pieces, which lie in stripes first..last, under those
  * stripes' locks. */
 static int
 write_stripes (struct raid_array *a, const struct stripe_piece *piece,
                unsigned npieces, uint64_t first, uint64_t last)
 {
-  struct request rq;
   int r;
 
   stripe_lock (&a->locks, first, last, true);
-  request_init (&rq, a, piece, npieces);
-  r = run_stripes (&rq, first, last, cut_stripe);
+  r = parity_write_locked (a, piece, npieces, first, last, PARITY_LOG_CLIENT);
   stripe_unlock (&a->locks, first, last);
   return r;
 }
@@ -346,6 +361,8 @@ parity_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
 {
   struct stripe_piece piece = { buf, offset, count };
 
+  if (a->journal.cache.on)
+    return parity_write_back (a, buf, count, offset);
   return stripe_batch_write (&parity_state (a)->batches,
                              a->geo.chunk_bytes * a->geo.data_members, &piece,
                              write_batch, a);
@@ -454,4 +471,5 @@ const struct raid_level_ops parity_level_ops = {
   .unwritten = parity_unwritten,
   .member_keys = parity_member_keys,
   .check = parity_check,
+  .destage = parity_destage,
 };

@@ -8,6 +8,7 @@ noinst_LTLIBRARIES += %reldir%/liblevels.la
 	%reldir%/levels.c %reldir%/levels.h \
 	%reldir%/parity-segment.c %reldir%/parity-segment.h \
 	%reldir%/parity-state.c \
+	%reldir%/parity-write-back.c \
 	%reldir%/read-latency.c %reldir%/read-latency.h \
 	%reldir%/read-parity.c \
 	%reldir%/rebuild-parity.c \

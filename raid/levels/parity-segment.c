@@ -318,7 +318,7 @@ journal_segment (const struct request *rq, const struct segment *s,
   unsigned k = a->geo.data_members, i;
   uint64_t row, base = column_offset (a, &s->col);
 
-  if (!a->journal.on || rq->resync)
+  if (!a->journal.on || rq->resync || rq->log == PARITY_LOG_NONE)
     return 0;
   for (row = 0; row < s->col.hi - s->col.lo; row += R5L_BLOCK_BYTES) {
     for (i = 0; i < k; i++)

@@ -26,6 +26,7 @@ struct request {
   unsigned npieces;
   uint64_t chunk, stripe_bytes;
   bool resync;              /* recompute parity, write no data */
+  enum parity_log log;      /* what its journal entries are for */
   struct members_view view; /* members in use, taken under the locks */
   struct member_set bad;    /* members that failed a read in it */
   struct member_set repair; /* of those, the ones to rewrite */

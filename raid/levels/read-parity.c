@@ -238,6 +238,9 @@ parity_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   for (m = 0; m < v.nrec; m++)
     member_set_add (&gone, v.rec[m]);
   r = failed.n ? repair_ranges (a, &failed, &gone) : 0;
+  /* Writes not yet on the members, under the same locks. */
+  if (r == 0 && a->journal.cache.on)
+    journal_cache_overlay (&a->journal.cache, buf, count, offset);
  out:
   array_unlock_units (a, first, last);
   degraded_read_reset (&d);

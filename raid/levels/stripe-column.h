@@ -15,6 +15,14 @@
 
 /* What the parity family keeps per array (a->level_state;
  * parity-state.c). */
+/* What a parity write's journal entries are for. */
+enum parity_log {
+  PARITY_LOG_CLIENT,  /* a client's write */
+  PARITY_LOG_DESTAGE, /* the write-back cache's, which may use the room
+                       * the log keeps for it */
+  PARITY_LOG_NONE,    /* none: the journal failed */
+};
+
 struct parity_state {
   struct parity_code code;
   struct stripe_batches batches;        /* writes gathered per stripe */
@@ -110,6 +118,21 @@ bool stripe_in_holes (struct raid_array *a, uint64_t s);
 /* Check and repair of stripes (scrub-parity.c). */
 int parity_check (struct raid_array *a, uint64_t first, uint64_t n,
                   bool repair, uint64_t *mismatches);
+
+/* Write the pieces, in stripes first..last whose locks the caller
+ * holds, through the level's write path, logged in the journal as a
+ * client's write, as a destage of the write-back cache, or not at all
+ * (the journal failed).  0, or -1 with errno (io-parity.c). */
+struct stripe_piece;
+int parity_write_locked (struct raid_array *a, const struct stripe_piece *piece,
+                         unsigned npieces, uint64_t first, uint64_t last,
+                         enum parity_log log);
+
+/* journal-mode = write-back (parity-write-back.c): a client write, and
+ * the destage op. */
+int parity_write_back (struct raid_array *a, const uint8_t *buf,
+                       uint64_t count, uint64_t offset);
+int parity_destage (struct raid_array *a, uint64_t stripe);
 
 /* The parity family's read (read-parity.c) and reconstruct
  * (rebuild-parity.c). */

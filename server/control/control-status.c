@@ -102,7 +102,8 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
   if (strcmp (st->policy, "ppl") == 0)
     fprintf (fp, "      consistency policy: ppl (partial parity log)\n");
   if (st->journal_state) {
-    fprintf (fp, "      consistency policy: journal (write-through), %s %s",
+    fprintf (fp, "      consistency policy: journal (%s), %s %s",
+             st->journal_mode,
              st->journal_path[0] ? st->journal_path : "(journal)",
              st->journal_state);
     if (st->journal_why[0])
@@ -112,6 +113,10 @@ status_text (FILE *fp, const struct raid_status *st, uint64_t speed)
                ", %" PRIu64 "K of %" PRIu64 "K logged, tail at sector %" PRIu64,
                st->journal_used_bytes / 1024, st->journal_bytes / 1024,
                st->journal_tail_sectors);
+    if (st->journal_cache_limit)
+      fprintf (fp, ", %" PRIu64 "K of %" PRIu64 "K cached",
+               st->journal_cached_bytes / 1024,
+               st->journal_cache_limit / 1024);
     fputc ('\n', fp);
   }
   if (st->bitmap_chunk_bytes)
@@ -210,13 +215,16 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
   if (st->journal_state) {
     fprintf (fp, ", \"journal\": {\"path\": ");
     json_string (fp, st->journal_path);
-    fprintf (fp, ", \"state\": \"%s\", \"why\": ", st->journal_state);
+    fprintf (fp, ", \"state\": \"%s\", \"mode\": \"%s\", \"why\": ",
+             st->journal_state, st->journal_mode);
     json_string (fp, st->journal_why);
     fprintf (fp,
              ", \"bytes\": %" PRIu64 ", \"used_bytes\": %" PRIu64
-             ", \"tail_sectors\": %" PRIu64 "}",
+             ", \"tail_sectors\": %" PRIu64 ", \"cached_bytes\": %" PRIu64
+             ", \"cache_limit\": %" PRIu64 "}",
              st->journal_bytes, st->journal_used_bytes,
-             st->journal_tail_sectors);
+             st->journal_tail_sectors, st->journal_cached_bytes,
+             st->journal_cache_limit);
   }
   fprintf (fp,
            ", \"write_behind\": {\"limit\": %u, \"outstanding\": %u"
