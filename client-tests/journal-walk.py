@@ -3,6 +3,7 @@
 
     journal-walk.py list JOURNAL.img
     journal-walk.py damage JOURNAL.img N
+    journal-walk.py damage-page JOURNAL.img N
 
 The journal device's superblock (4 KiB in) gives its data offset and
 the tail (journal_tail, in recovery_offset); from there each meta block
@@ -10,7 +11,8 @@ the tail (journal_tail, in recovery_offset); from there each meta block
 followed by the pages of its payloads.  list prints "sector seq
 payloads" per block while seq and position follow on; damage flips a
 byte inside meta block N (0: the tail's) so that its checksum fails,
-and prints its sector.  An independent reading of the format: no
+and prints its sector; damage-page flips one in the first page after
+it instead.  An independent reading of the format: no
 checksums are checked here.
 """
 import struct
@@ -62,9 +64,10 @@ def main():
                 print(sector, seq, n)
             return 0
         at, sector, _, _ = blocks[int(sys.argv[3])]
-        f.seek(at + 40)
+        at += BLOCK + 100 if cmd == "damage-page" else 40
+        f.seek(at)
         b = f.read(1)
-        f.seek(at + 40)
+        f.seek(at)
         f.write(bytes([b[0] ^ 0x55]))
         print(sector)
     return 0

@@ -2,7 +2,9 @@
 # A write journal whose log holds a torn meta block (its checksum
 # fails) after a crash: the replay writes the blocks before it, stops
 # there and names it, and the new log starts at it, so the next start
-# replays nothing of the old log.  The array serves every byte.
+# replays nothing of the old log.  A torn page instead: its block is
+# dropped and named, and the replay reads on past it, as md does.  The
+# array serves every byte.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdcopy
@@ -25,18 +27,12 @@ size=$(export_size)
 random_file "$T/data" "$size"
 nbdcopy --flush "$T/data" "$uri"
 stop_server
-# Ten single-block writes, each its own meta block, then a crash: the
-# log holds them past the tail.
-/usr/bin/python3 - "$T/data" <<'PY'
-import sys
-with open(sys.argv[1], "r+b") as f:
-    for i in range(10):
-        f.seek(i * 3 * 65536 + 8192)
-        f.write(bytes([0x40 + i]) * 4096)
-PY
-start_server "$conf"
-# shellcheck disable=SC2016
-/usr/bin/python3 - "$uri" "$T/data" <<'PY'
+# ten_writes_and_crash: ten single-block writes, each its own meta
+# block, then a crash: the log holds them past the tail.
+ten_writes_and_crash () {
+  start_server "$conf"
+  # shellcheck disable=SC2016
+  /usr/bin/python3 - "$uri" "$T/data" <<'PY'
 import sys
 import nbd
 h = nbd.NBD()
@@ -47,10 +43,21 @@ with open(sys.argv[2], "rb") as f:
         f.seek(off)
         h.pwrite(f.read(4096), off, nbd.CMD_FLAG_FUA)
 PY
-crash_server
-$WALK list "$dir/journal.img" > "$T/walk"
-[ "$(wc -l < "$T/walk")" -ge 11 ] ||
-  die "the crash left too short a log: $(cat "$T/walk")"
+  crash_server
+  $WALK list "$dir/journal.img" > "$T/walk"
+  [ "$(wc -l < "$T/walk")" -ge 11 ] ||
+    die "the crash left too short a log: $(cat "$T/walk")"
+}
+
+# The blocks' new data, in the model.
+/usr/bin/python3 - "$T/data" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    for i in range(10):
+        f.seek(i * 3 * 65536 + 8192)
+        f.write(bytes([0x40 + i]) * 4096)
+PY
+ten_writes_and_crash
 bad=$($WALK damage "$dir/journal.img" 4)
 
 start_server "$conf"
@@ -66,4 +73,18 @@ grep -q "write journal replayed" "$T/nbdkit.log" &&
 nbdcopy "$uri" "$T/out"
 cmp "$T/data" "$T/out" || die "the array lost data after a second start"
 stop_server
-echo "ok: a torn meta block at sector $bad ends the replay, named"
+
+# A torn page: its block dropped, named, the rest replayed.
+ten_writes_and_crash
+: > "$T/nbdkit.log"
+bad=$($WALK damage-page "$dir/journal.img" 4)
+start_server "$conf"
+grep -q "write journal: 1 meta blocks dropped, their pages failing their checksums (md drops them too); the first: meta block at sector $bad (seq [0-9]*): payload 0 page 0 checksum" \
+  "$T/nbdkit.log" || die "the torn page is not named: $(grep -i journal "$T/nbdkit.log")"
+grep -q "write journal replayed 10 meta blocks (9 stripe rows)" "$T/nbdkit.log" ||
+  die "the replay did not read past the torn page: $(grep -i journal "$T/nbdkit.log")"
+nbdcopy "$uri" "$T/out"
+cmp "$T/data" "$T/out" || die "the array lost data (torn page)"
+stop_server
+echo "ok: a torn meta block at sector $bad ends the replay, named;" \
+  "a torn page drops its block, named, and the replay reads on"

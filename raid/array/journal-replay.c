@@ -32,7 +32,7 @@ ring_add (const struct scan *s, uint64_t pos, uint64_t bytes)
 }
 
 /* Read and check the pages of the meta block at pos (decoded in s->m)
- * into s->pages.  1 if they are sound, 0 if not (why in stopped), -1
+ * into s->pages.  1 if they are sound, 0 if not (why in `stopped`), -1
  * on a read error (err). */
 static int
 read_pages (struct scan *s, uint64_t pos, char *stopped, size_t stoplen,
@@ -393,14 +393,17 @@ journal_replay (uint32_t uuid_checksum, uint64_t ring_bytes,
                 pos / 512);
       break;
     }
-    ok = read_pages (s, pos, res->stopped, sizeof res->stopped, err, errlen);
+    ok = read_pages (s, pos, why, sizeof why, err, errlen);
     if (ok == -1)
       goto out;
-    if (ok == 0)
-      break;
+    /* A block whose pages fail their checksums is dropped and the log
+     * read on, as md does (r5c_recovery_analyze_meta_block's -EAGAIN:
+     * its io_units may land out of order). */
+    if (ok == 0 && res->damaged++ == 0)
+      snprintf (res->damage, sizeof res->damage, "%s", why);
     /* The tail's own block too: md moves the tail to the oldest block
      * whose stripes may not all be on the members. */
-    if (gather (s, t, &res->stripes, err, errlen) == -1)
+    if (ok == 1 && gather (s, t, &res->stripes, err, errlen) == -1)
       goto out;
     res->blocks += pos != tail;
     pos = ring_add (s, pos, (1 + r5l_meta_pages (&s->m)) * R5L_BLOCK_BYTES);

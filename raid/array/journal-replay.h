@@ -4,8 +4,9 @@
  *
  * From the tail, each meta block that is sound (magic, version,
  * checksum), carries the next sequence number and its own position,
- * and whose pages match their checksums is read; the first that is not
- * is where the log ends, and the new log starts there.  Pages gather
+ * is read; the first that is not is where the log ends, and the new
+ * log starts there.  A block whose pages fail their checksums is
+ * dropped, named, and the log read on, as md does.  Pages gather
  * by stripe row as md's recovery gathers them: a row's data, then its
  * parity (in the same block when written through, later when
  * written back); data after a row's parity means that update was
@@ -49,6 +50,8 @@ struct journal_replay_result {
   unsigned blocks;   /* meta blocks read after the tail's */
   unsigned stripes;  /* stripe rows written */
   unsigned kept;     /* data pages handed to keep_data */
+  unsigned damaged;  /* blocks dropped: pages failed their checksums */
+  char damage[256];  /* the first of them, and why */
   char stopped[256]; /* why the block at end_pos ends the log */
 };
 

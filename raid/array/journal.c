@@ -483,6 +483,12 @@ journal_recover (struct raid_array *a, char *err, size_t errlen)
      * after it is never taken for its next. */
     start = j->replay.end_seq + R5L_SEQ_SKIP;
     tail = j->replay.end_pos;
+    if (j->replay.damaged)
+      array_log (a, RAID_LOG_WARNING,
+                 "array %s: write journal: %u meta blocks dropped, their "
+                 "pages failing their checksums (md drops them too); the "
+                 "first: %s",
+                 a->name, j->replay.damaged, j->replay.damage);
     if (j->replay.stripes || j->replay.kept) {
       char kept[64] = "";
 

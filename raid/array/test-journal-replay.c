@@ -2,9 +2,10 @@
  * model: a ring in memory written with the format's encoder, members
  * as a table of the pages written where.  Replayed: every block from
  * the tail's in log order, a later entry of a stripe winning; the log
- * wrapping round the ring.  Stopped, and named: a meta block or a page
- * whose checksum is wrong, a block of an older sequence, one at
- * another position.  md's write-back logs: data without parity kept
+ * wrapping round the ring.  Stopped, and named: a meta block whose
+ * checksum is wrong, a block of an older sequence, one at another
+ * position.  Dropped, named, and read past (as md does): a block whose
+ * page fails its checksum.  md's write-back logs: data without parity kept
  * (not written), parity in a later block than its data, data after
  * parity, a flush payload. */
 #include <config.h>
@@ -245,8 +246,9 @@ check_replay (void)
     fail ("the end of the log is not named: %s", res.stopped);
 }
 
-/* Damage in the third block: replay stops there, names it, and writes
- * nothing of it or after it. */
+/* Damage in the third block's meta block: replay stops there, names
+ * it, and writes nothing of it or after it.  Damage in its page: it is
+ * dropped, named, and the fourth replayed. */
 static void
 check_stops (void)
 {
@@ -274,9 +276,15 @@ check_stops (void)
   ring[third + BLOCK + 7] ^= 1; /* its data page */
   if (replay (0, 7, &res, err) == -1)
     fail ("refused: %s", err);
-  else if (res.blocks != 1 || res.end_pos != third
-           || !strstr (res.stopped, "payload 0 page 0 checksum"))
-    fail ("a torn page: replayed %u: %s", res.blocks, res.stopped);
+  else if (res.blocks != 3 || res.damaged != 1 || res.end_pos != pos
+           || !strstr (res.damage, "sector 64 (seq 9): payload 0 page 0 "
+                                   "checksum"))
+    fail ("a torn page: read %u, dropped %u, ended at %llu: %s",
+          res.blocks, res.damaged, (unsigned long long)res.end_pos,
+          res.damage);
+  else if (latest (0, 0) != 10 || latest (0, 40) != 40)
+    fail ("a torn page: its block written (%d), or the next not (%d)",
+          latest (0, 0), latest (0, 40));
   ring[third + BLOCK + 7] ^= 1;
   /* An old block where the next should be. */
   log_row (&third, 3, s0, 1, 30, false);
@@ -340,7 +348,8 @@ main (void)
     printf ("%u failures\n", failures);
     return 1;
   }
-  printf ("journal-replay: log order, the tail's block, wrap, stops at "
-          "damage and old blocks, md's write-back logs\n");
+  printf ("journal-replay: log order, the tail's block, wrap, stops at a "
+          "torn meta block and old blocks, drops torn pages, md's "
+          "write-back logs\n");
   return 0;
 }
