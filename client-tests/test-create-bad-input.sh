@@ -112,11 +112,18 @@ $members
 journal = j.img
 journal = tiny.img
 EOF2
-expect_refusal "journal write-back" "a.conf:4: journal-mode 'write-back' is not supported: use write-through" <<EOF2
+expect_refusal "journal mode without the journal" "a.conf:3: journal-mode needs consistency-policy = journal" <<EOF2
+[array]
+level = 5
+journal-mode = write-back
+[members]
+$members
+EOF2
+expect_refusal "journal mode" "a.conf:4: journal-mode 'write-behind' is not write-through or write-back" <<EOF2
 [array]
 level = 5
 consistency-policy = journal
-journal-mode = write-back
+journal-mode = write-behind
 [members]
 $members
 journal = tiny.img

@@ -8,9 +8,12 @@
 # data, and check finds no mismatch.  md -> nbdraid: mdadm --create
 # --write-journal, written, and the power cut (sysrq b); nbdraid serves
 # it, replays md's log, holds the data, and check finds no mismatch.
-# With JOURNAL_MODE=write-back (test-interop-journal-write-back.sh) both
-# arrays run md's write-back mode and the logs hold data without parity.
+# With JOURNAL_MODE=write-back and JOURNAL_LEVEL=6
+# (test-interop-journal-write-back.sh) both arrays are RAID6 of 4 in
+# md's write-back mode and the logs hold data without parity.
 mode=${JOURNAL_MODE:-write-through}
+level=${JOURNAL_LEVEL:-5}
+n=$((level - 2))
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/interop/lib.sh"
 requires nbdkit
@@ -19,17 +22,17 @@ requires nbdsh
 requires_guest
 
 # nbdraid -> md
-journaled_unclean "$T/jj" "$mode" "journal-interop-$mode"
+journaled_unclean "$T/jj" "$level" "$n" "$mode" "journal-interop-$mode"
 
 # md -> nbdraid: three empty members and a journal for mdadm --create
-make_members "$T/mdjj" 3 16M
+make_members "$T/mdjj" "$n" 16M
 truncate -s 8M "$T/mdjj/journal.img"
-mapfile -t disks < <(disk_args jj "$T/jj" 3; disk_args mdjj "$T/mdjj" 3)
+mapfile -t disks < <(disk_args jj "$T/jj" "$n"; disk_args mdjj "$T/mdjj" "$n")
 disks+=(--disk "jj-journal=$T/jj/journal.img"
         --disk "mdjj-journal=$T/mdjj/journal.img")
 
 guest_script "$T/guest.sh" <<EOF2
-if out=\$(mdadm --assemble /dev/md0 \$(members jj 3) /dev/disk/jj-journal 2>&1); then
+if out=\$(mdadm --assemble /dev/md0 \$(members jj $n) /dev/disk/jj-journal 2>&1); then
   dmesg | grep "md/raid:md0: \(recovering\|starting from clean\)" |
     sed 's/^/jj dmesg: /'
   mdadm --detail /dev/md0 | grep -q "Consistency Policy : journal" &&
@@ -41,9 +44,9 @@ if out=\$(mdadm --assemble /dev/md0 \$(members jj 3) /dev/disk/jj-journal 2>&1);
 else
   fail "jj: mdadm --assemble: \$out"
 fi
-if out=\$(mdadm --create /dev/md1 --run --metadata=1.2 --level=5 \
-          --chunk=64K --raid-devices=3 --write-journal /dev/disk/mdjj-journal \
-          \$(members mdjj 3) 2>&1 < /dev/null); then
+if out=\$(mdadm --create /dev/md1 --run --metadata=1.2 --level=$level \
+          --chunk=64K --raid-devices=$n --write-journal /dev/disk/mdjj-journal \
+          \$(members mdjj $n) 2>&1 < /dev/null); then
   wait_idle md1 || fail "mdjj: resync did not finish"
   echo $mode > /sys/block/md1/md/journal_mode || fail "mdjj: journal_mode"
   echo "mdjj mode \$(cat /sys/block/md1/md/journal_mode)"
@@ -76,7 +79,7 @@ read -r _ _ mdsum _ mdsize < <(grep '^mdjj sum ' "$T/journal.out") ||
   die "the guest made no md array"
 conf=$T/mdjj/a.conf
 # shellcheck disable=SC2046
-write_config "$conf" 5 left-symmetric 64K $(member_paths "$T/mdjj" 3)
+write_config "$conf" "$level" left-symmetric 64K $(member_paths "$T/mdjj" "$n")
 sed -i '/^\[array\]/a consistency-policy = journal' "$conf"
 echo "journal = $T/mdjj/journal.img" >> "$conf"
 "$NBDRAID" examine "$T/mdjj/journal.img" > "$T/exj.txt" ||
@@ -94,6 +97,6 @@ wait_status 120 "j['job']['kind'] == 'idle'"
 status_is "j['mismatches'] == 0 and j['consistency_policy'] == 'journal'" ||
   die "check after md's log: $(status_json)"
 stop_server
-echo "ok: $mode: md recovers nbdraid's write journal" \
+echo "ok: RAID$level, $mode: md recovers nbdraid's write journal" \
   "($(grep -o "recovering .* stripes" "$T/journal.out"));" \
   "nbdraid md's ($(grep -o "replayed [0-9]* meta blocks ([^)]*)" "$T/nbdkit.log"))"

@@ -182,14 +182,14 @@ reshape_level () {
   if [ "$level" = 10 ]; then layout=n2; fi
 }
 
-# journaled_unclean DIR MODE SEED: a RAID5 of 3 in DIR with a write
-# journal in MODE (write-through or write-back), seeded data written
-# through NBD, small FUA writes last, then the server killed with -9:
-# its log holds those writes past its tail.  Sets size and sum (the
-# data's md5).
+# journaled_unclean DIR LEVEL N MODE SEED: a RAID5 or RAID6 of N in DIR
+# with a write journal in MODE (write-through or write-back), seeded
+# data written through NBD, small FUA writes last, then the server
+# killed with -9: its log holds those writes past its tail.  Sets size
+# and sum (the data's md5).
 journaled_unclean () {
-  local dir=$1 mode=$2 seed=$3
-  interop_config "$dir" 5 left-symmetric 64K 3 16M -
+  local dir=$1 level=$2 n=$3 mode=$4 seed=$5
+  interop_config "$dir" "$level" left-symmetric 64K "$n" 16M -
   truncate -s 8M "$dir/journal.img"
   sed -i "/^\[array\]/a consistency-policy = journal\njournal-mode = $mode" \
     "$conf"

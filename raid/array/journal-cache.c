@@ -14,11 +14,19 @@
 
 #define PAGE R5L_BLOCK_BYTES
 
+/* A cached page: its index in the stripe. */
+struct cache_page {
+  uint32_t index;
+  uint8_t *data;
+};
+
 struct cache_stripe {
   uint64_t stripe;
   uint64_t log_pos, log_seq;       /* its oldest write's meta block */
-  uint8_t **page;                  /* by page index in the stripe */
-  unsigned npages;                 /* held */
+  /* Its pages by index, as many as are cached: a stripe of 16 1M
+   * chunks holds thousands of page slots, and a random write fills one. */
+  struct cache_page *page;
+  unsigned npages, cap;
   bool busy;                       /* picked for a destage */
   struct cache_stripe *hash_next;
   struct cache_stripe *older, *newer; /* by log_seq */
@@ -71,14 +79,67 @@ journal_cache_init (struct journal_cache *c, uint64_t stripe_bytes,
 }
 
 static void
-stripe_free (struct cache_stripe *s, uint64_t pages)
+stripe_free (struct cache_stripe *s)
 {
-  uint64_t i;
+  unsigned i;
 
-  for (i = 0; i < pages; i++)
-    free (s->page[i]);
+  for (i = 0; i < s->npages; i++)
+    free (s->page[i].data);
   free (s->page);
   free (s);
+}
+
+/* Where page `index` is in s->page, or would go. */
+static unsigned
+page_slot (const struct cache_stripe *s, uint32_t index)
+{
+  unsigned lo = 0, hi = s->npages;
+
+  while (lo < hi) {
+    unsigned mid = lo + (hi - lo) / 2;
+    if (s->page[mid].index < index)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The cached page `index` of s, or NULL. */
+static const uint8_t *
+page_of (const struct cache_stripe *s, uint32_t index)
+{
+  unsigned i = page_slot (s, index);
+
+  return i < s->npages && s->page[i].index == index ? s->page[i].data : NULL;
+}
+
+/* s's page `index`, a new one if it had none (*added set); NULL when
+ * memory is short. */
+static uint8_t *
+page_get (struct cache_stripe *s, uint32_t index, bool *added)
+{
+  unsigned i = page_slot (s, index);
+  uint8_t *data;
+
+  *added = false;
+  if (i < s->npages && s->page[i].index == index)
+    return s->page[i].data;
+  if (s->npages == s->cap) {
+    unsigned cap = s->cap ? 2 * s->cap : 4;
+    struct cache_page *grown = realloc (s->page, cap * sizeof *grown);
+    if (!grown)
+      return NULL;
+    s->page = grown;
+    s->cap = cap;
+  }
+  if (!(data = malloc (PAGE)))
+    return NULL;
+  memmove (&s->page[i + 1], &s->page[i], (s->npages - i) * sizeof *s->page);
+  s->page[i] = (struct cache_page){ index, data };
+  s->npages++;
+  *added = true;
+  return data;
 }
 
 void
@@ -90,7 +151,7 @@ journal_cache_free (struct journal_cache *c)
     return;
   for (s = ages (c)->oldest; s; s = next) {
     next = s->newer;
-    stripe_free (s, c->stripe_bytes / PAGE);
+    stripe_free (s);
   }
   free (c->bucket);
   pthread_mutex_destroy (&c->lock);
@@ -151,20 +212,19 @@ journal_cache_put (struct journal_cache *c, const uint8_t *buf,
                    uint64_t count, uint64_t offset, uint64_t pos,
                    uint64_t seq)
 {
-  const uint64_t per = c->stripe_bytes / PAGE;
   uint64_t off;
   int r = 0;
 
   pthread_mutex_lock (&c->lock);
   for (off = 0; off < count && r == 0; off += PAGE) {
     uint64_t at = offset + off, stripe = at / c->stripe_bytes;
-    uint64_t index = at % c->stripe_bytes / PAGE;
+    uint32_t index = (uint32_t)(at % c->stripe_bytes / PAGE);
     struct cache_stripe **p = slot_of (c, stripe), *s = *p;
+    uint8_t *page;
+    bool added;
 
     if (!s) {
-      s = calloc (1, sizeof *s);
-      if (!s || !(s->page = calloc (per, sizeof *s->page))) {
-        free (s);
+      if (!(s = calloc (1, sizeof *s))) {
         r = -1;
         break;
       }
@@ -175,15 +235,13 @@ journal_cache_put (struct journal_cache *c, const uint8_t *buf,
       age_insert (c, s);
       c->stripes++;
     }
-    if (!s->page[index]) {
-      if (!(s->page[index] = malloc (PAGE))) {
-        r = -1;
-        break;
-      }
-      s->npages++;
-      __atomic_add_fetch (&c->bytes, PAGE, __ATOMIC_RELEASE);
+    if (!(page = page_get (s, index, &added))) {
+      r = -1;
+      break;
     }
-    memcpy (s->page[index], buf + off, PAGE);
+    if (added)
+      __atomic_add_fetch (&c->bytes, PAGE, __ATOMIC_RELEASE);
+    memcpy (page, buf + off, PAGE);
   }
   pthread_mutex_unlock (&c->lock);
   if (r == -1)
@@ -206,7 +264,7 @@ journal_cache_overlay (struct journal_cache *c, uint8_t *buf, uint64_t count,
     uint64_t to = at + PAGE < end ? at + PAGE : end;
     const uint8_t *page;
 
-    if (!s || !(page = s->page[at % c->stripe_bytes / PAGE]))
+    if (!s || !(page = page_of (s, (uint32_t)(at % c->stripe_bytes / PAGE))))
       continue;
     memcpy (buf + (from - offset), page + (from - at), to - from);
   }
@@ -240,33 +298,28 @@ int
 journal_cache_runs (struct journal_cache *c, uint64_t stripe,
                     struct cache_run **runs, unsigned *n)
 {
-  const uint64_t per = c->stripe_bytes / PAGE;
   struct cache_stripe *s;
   struct cache_run *out = NULL;
-  uint64_t i, j;
-  unsigned k = 0;
+  unsigned i, j, m, k = 0;
   int r = 0;
 
   pthread_mutex_lock (&c->lock);
   s = *slot_of (c, stripe);
-  if (s && !(out = calloc (s->npages, sizeof *out)))
+  if (s && s->npages && !(out = calloc (s->npages, sizeof *out)))
     r = -1;
-  for (i = 0; s && r == 0 && i < per; i = j) {
-    if (!s->page[i]) {
-      j = i + 1;
-      continue;
-    }
-    for (j = i; j < per && s->page[j]; j++)
+  /* Pages of neighbouring indexes make a run. */
+  for (i = 0; s && r == 0 && i < s->npages; i = j) {
+    for (j = i + 1;
+         j < s->npages && s->page[j].index == s->page[j - 1].index + 1; j++)
       ;
-    out[k].offset = stripe * c->stripe_bytes + i * PAGE;
-    out[k].count = (j - i) * PAGE;
+    out[k].offset = stripe * c->stripe_bytes + (uint64_t)s->page[i].index * PAGE;
+    out[k].count = (uint64_t)(j - i) * PAGE;
     if (!(out[k].buf = malloc (out[k].count))) {
       r = -1;
       break;
     }
-    for (; i < j; i++)
-      memcpy (out[k].buf + (i * PAGE - (out[k].offset % c->stripe_bytes)),
-              s->page[i], PAGE);
+    for (m = i; m < j; m++)
+      memcpy (out[k].buf + (uint64_t)(m - i) * PAGE, s->page[m].data, PAGE);
     k++;
   }
   pthread_mutex_unlock (&c->lock);
@@ -294,7 +347,7 @@ journal_cache_drop (struct journal_cache *c, uint64_t stripe)
     c->stripes--;
     __atomic_sub_fetch (&c->bytes, (uint64_t)s->npages * PAGE,
                         __ATOMIC_RELEASE);
-    stripe_free (s, c->stripe_bytes / PAGE);
+    stripe_free (s);
   }
   pthread_mutex_unlock (&c->lock);
 }

@@ -36,8 +36,14 @@ destage_locked (struct raid_array *a, uint64_t stripe)
 
   if (!journal_cache_holds (c, stripe))
     return 0;
-  if (journal_cache_runs (c, stripe, &runs, &n) == -1
-      || !(pieces = malloc (n * sizeof *pieces)))
+  if (journal_cache_runs (c, stripe, &runs, &n) == -1)
+    goto out;
+  /* (A stripe left without pages by a put short of memory.) */
+  if (n == 0) {
+    journal_cache_drop (c, stripe);
+    return 0;
+  }
+  if (!(pieces = malloc (n * sizeof *pieces)))
     goto out;
   for (i = 0; i < n; i++)
     pieces[i] = (struct stripe_piece){ runs[i].buf, runs[i].offset,
