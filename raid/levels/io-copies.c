@@ -90,8 +90,7 @@ write_mostly (const struct raid_array *a, const struct place *p)
 /* What one request's choice of copies goes by. */
 struct read_plan {
   unsigned load[RAID_MAX_MEMBERS];      /* units it reads from each */
-  struct place last;            /* the copy of its last unit so far */
-  bool started;                 /* last is set */
+  uint64_t next[RAID_MAX_MEMBERS];      /* where each one's reads end */
   unsigned turn;                /* its place among requests */
   struct member_set slow;       /* read-latency.c: copies read last */
   int probe;                    /* a slow copy read first, or -1 */
@@ -134,16 +133,21 @@ sync_source (const struct raid_array *a, const struct members_view *v,
   return wm;
 }
 
-/* The copy that carries on where the request's last read ends, so a
- * request is one read of one member where the layout allows (md reads
- * a request from one disk too; splitting it over the copies costs more
- * in hand-offs than it gains), unless that copy is slow or
- * write-mostly.  Otherwise the usable copy of the lowest rank (a probe,
- * ordinary, slow, write-mostly), among those the least loaded; ties go
- * round with turn, one per request, so requests take the copies in
- * turn.  Units the initial sync has not reached are read from their
- * resync's source only, as md does, so two reads never disagree.  NULL
- * if no copy is usable. */
+/* The copy that carries on where the request's reads of its member
+ * end, so a request is one read of each member it reads where the
+ * layout allows (md reads a request from one disk too; splitting it
+ * over the copies costs more in hand-offs than it gains), unless that
+ * copy is slow or write-mostly.  Any earlier read of the request
+ * counts, not only the last unit's: RAID10's near copies hold a
+ * request's units in turn (n2 over 6 disks: units 0, 3, 6... on disks
+ * 0 and 1, one after the other on each), and reading them from
+ * alternating copies made every unit a member request of its own.
+ * Otherwise the usable copy of the lowest rank (a probe, ordinary,
+ * slow, write-mostly), among those the least loaded; ties go round
+ * with turn, one per request, so requests take the copies in turn.
+ * Units the initial sync has not reached are read from their resync's
+ * source only, as md does, so two reads never disagree.  NULL if no
+ * copy is usable. */
 static const struct place *
 pick_copy (const struct raid_array *a, const struct members_view *v,
            const struct member_set *bad, const struct place *places,
@@ -156,11 +160,11 @@ pick_copy (const struct raid_array *a, const struct members_view *v,
   if (unit >= __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) &&
       (best = sync_source (a, v, bad, places, n, end_within)))
     return best;
-  for (i = 0; rp->started && i < n; i++)
-    if (places[i].disk == rp->last.disk &&
-        places[i].member_unit == rp->last.member_unit + 1 &&
-        read_rank (a, rp, &places[i]) <= 1 &&
-        place_usable (a, v, bad, &places[i], end_within))
+  for (i = 0; i < n; i++)
+    if (rp->load[places[i].disk] > 0
+        && places[i].member_unit == rp->next[places[i].disk]
+        && read_rank (a, rp, &places[i]) <= 1
+        && place_usable (a, v, bad, &places[i], end_within))
       return &places[i];
   for (i = 0; i < n; i++) {
     const struct place *p = &places[(rp->turn + i) % n];
@@ -212,8 +216,7 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
       return -1;
     }
     rp.load[p->disk]++;
-    rp.last = *p;
-    rp.started = true;
+    rp.next[p->disk] = p->member_unit + 1;
     if (io_batch_add (b, IO_READ, p->disk,
                       p->member_unit * g->unit_bytes + within, len, buf))
       return -1;

@@ -19,10 +19,15 @@ noinst_LTLIBRARIES += %reldir%/liblevels.la
 %canon_reldir%_liblevels_la_CFLAGS = $(ENGINE_CFLAGS)
 
 check_PROGRAMS += \
+	%reldir%/test-copy-runs \
 	%reldir%/test-io \
 	%reldir%/test-read-latency \
 	%reldir%/test-rebuild \
 	%reldir%/test-stripe-batch
+%canon_reldir%_test_copy_runs_SOURCES = %reldir%/test-copy-runs.c \
+	$(TEST_ARRAY)
+%canon_reldir%_test_copy_runs_CPPFLAGS = $(LEVELS_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_copy_runs_LDADD = raid/libraid.la
 %canon_reldir%_test_io_SOURCES = %reldir%/test-io.c $(TEST_ARRAY)
 %canon_reldir%_test_io_CPPFLAGS = $(LEVELS_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_io_LDADD = raid/libraid.la
