@@ -6,8 +6,9 @@
  * delay then read at 0.7 of its rate).  Every member read is recorded;
  * each request must read every member it touches in one contiguous
  * range, one member of each pair, and requests take the copies in
- * turn so that two of them read all six members.  The bytes must be
- * the ones written.
+ * turn so that two of them read all six members, unless a copy has
+ * operations in flight: then its partner serves, whatever the turn.
+ * The bytes must be the ones written.
  */
 #include <config.h>
 
@@ -152,6 +153,29 @@ read_in_pieces (struct raid_array *a, const uint8_t *data, uint64_t off,
           pairs, MEMBERS / 2);
 }
 
+/* With member 0 holding operations in flight, reads of the first
+ * chunk (on members 0 and 1) all go to member 1, turn after turn. */
+static void
+busy_copy_passed_over (struct raid_array *a, const uint8_t *data)
+{
+  static uint8_t buf[CHUNK_BYTES];
+  struct member *busy = a->slots[0].io;
+  unsigned r;
+  bool read0, read1;
+
+  __atomic_add_fetch (&busy->ops_in_flight, 8, __ATOMIC_RELAXED);
+  for (r = 0; r < 4; r++)
+    if (raid_read (a, buf, CHUNK_BYTES, 0) == -1
+        || memcmp (buf, data, CHUNK_BYTES) != 0)
+      fail ("busy copy: read %u failed or differs", r);
+  __atomic_sub_fetch (&busy->ops_in_flight, 8, __ATOMIC_RELAXED);
+  one_piece (0, &read0);
+  one_piece (1, &read1);
+  if (read0 || !read1)
+    fail ("busy copy: member 0 with 8 operations in flight was read%s",
+          read1 ? "" : ", member 1 not");
+}
+
 int
 main (void)
 {
@@ -183,6 +207,7 @@ main (void)
       model_wrap (a);
       read_in_pieces (a, data, 0, used);
       read_in_pieces (a, data, READ_BYTES, used);
+      busy_copy_passed_over (a, data);
       model_unwrap ();
       for (i = 0; i < MEMBERS && used[i]; i++)
         ;
