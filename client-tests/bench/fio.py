@@ -93,6 +93,18 @@ def run(job, uri, region_bytes, runtime_s, ramp_s, out_json):
     return _parse(out_json, job)
 
 
+def run_device(job, path, region_bytes, runtime_s, ramp_s, out_json):
+    """Run JOB straight on the block device PATH with O_DIRECT (libaio),
+    as run does through NBD: what the device does with nothing in
+    between."""
+    command.run(["fio", "--ioengine=libaio", "--direct=1",
+                 f"--filename={path}", "--time_based",
+                 f"--runtime={runtime_s}", f"--ramp_time={ramp_s}",
+                 "--output-format=json", f"--output={out_json}",
+                 *_args(job, region_bytes)])
+    return _parse(out_json, job)
+
+
 def prefill(uri, region_bytes, out_json, offset=0, extra=()):
     """Write REGION_BYTES from OFFSET once, so reads read data, not
     holes (a hole on btrfs or in a sparse file costs nothing to

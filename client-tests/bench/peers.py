@@ -78,9 +78,12 @@ class Ceiling:
 
 class Btrfs:
     """btrfs PROFILE over N loop devices of MEMBER_BYTES each, in
-    WORKDIR; the served file is SIZE_BYTES (sparse)."""
+    WORKDIR; the served file is SIZE_BYTES (sparse).  DEVICES: the
+    caller's own N devices (throttled loop devices, say) to make it
+    on instead, which stay the caller's to detach."""
 
-    def __init__(self, scope, workdir, profile, n, member_bytes, size_bytes):
+    def __init__(self, scope, workdir, profile, n, member_bytes, size_bytes,
+                 devices=None):
         self.scope = scope
         self.dir = os.path.join(workdir, "btrfs")
         os.makedirs(self.dir)
@@ -88,8 +91,9 @@ class Btrfs:
         os.makedirs(self.mnt)
         self.member_bytes = member_bytes
         self.replacements = 0
-        self.loops = [self._loop(os.path.join(self.dir, f"d{i}.img"))
-                      for i in range(n)]
+        self.loops = (list(devices) if devices else
+                      [self._loop(os.path.join(self.dir, f"d{i}.img"))
+                       for i in range(n)])
         command.run(["mkfs.btrfs", "-q", "-f", "-d", profile, "-m", profile,
                      *self.loops], timeout=BTRFS_TIMEOUT_S)
         self._mount(self.loops[0])

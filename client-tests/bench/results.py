@@ -73,19 +73,23 @@ def read_csv(path):
 
 
 def markdown(sections, rows, said_above=""):
-    """One table per section, in the order the sections ran.  A note
-    the header already gives (SAID_ABOVE) is shortened in the rows."""
+    """One table per section, in the order the sections ran, and a new
+    one where the rows' peers change.  A note the header already gives
+    (SAID_ABOVE) is shortened in the rows."""
     out = []
     for name, title, blurb in sections:
         mine = [r for r in rows if r.section == name]
         if not mine:
             continue
-        ceiling, kernel = mine[0].peer_names
-        out += [f"## {title}", "", blurb, "",
-                f"| case | job | metric | nbdraid | {ceiling} | x {ceiling} "
-                f"| {kernel} | x {kernel} | note |",
-                "|---|---|---|--:|--:|--:|--:|--:|---|"]
+        out += [f"## {title}", "", blurb]
+        peers = None
         for r in mine:
+            if r.peer_names != peers:
+                peers = r.peer_names
+                ceiling, kernel = peers
+                out += ["", f"| case | job | metric | nbdraid | {ceiling} "
+                        f"| x {ceiling} | {kernel} | x {kernel} | note |",
+                        "|---|---|---|--:|--:|--:|--:|--:|---|"]
             metric = r.metric if r.metric == r.unit else f"{r.metric} ({r.unit})"
             out.append(
                 f"| {r.case} | {r.job} | {metric} "

@@ -134,6 +134,8 @@ def run(ctx):
                 for job in jobs:
                     _add_rows(ctx, profile, spec, job, got[job], member)
             _add_scaling_row(ctx, profile, level, members)
+    from . import disk_loops    # here: it imports this module
+    loops = disk_loops.run(ctx)
     return (f"{members} members of {shapes.mib(member_bytes)}, each an NBD "
             "export of a file behind nbdkit's noparallel (one request at a "
             "time, all connections), delay (once a request), blocksize and "
@@ -149,7 +151,7 @@ def run(ctx):
             "profile's.  The note says where the issue's targets stand "
             "(sequential 0.90, 12 readers 0.85, random writes 0.80 of the "
             f"limit).  Chunk {MAIN_CHUNK} carries the random jobs and the "
-            "readers (plot: disks.png).")
+            f"readers (plot: disks.png).  {loops}")
 
 
 def _fio(ctx, job, uri, region, runtime, tag):
