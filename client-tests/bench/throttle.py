@@ -127,24 +127,43 @@ def _detach(dev):
     command.run(["losetup", "-d", dev], quiet=True)
 
 
-def _counters(dev):
+def _counters(dev, majmin, bios):
     """(bytes read, bytes written, reads, writes) the device completed
-    (Documentation/block/stat.rst: fields 1, 3, 5 and 7)."""
+    (Documentation/block/stat.rst: fields 1, 3, 5 and 7), then (read
+    bios, write bios) submitted to it, from BIOS (_bios())."""
     with open(f"/sys/block/{os.path.basename(dev)}/stat") as f:
         v = [int(x) for x in f.read().split()]
-    return (v[2] * SECTOR, v[6] * SECTOR, v[0], v[4])
+    return (v[2] * SECTOR, v[6] * SECTOR, v[0], v[4],
+            *bios.get(majmin, (0, 0)))
+
+
+def _bios():
+    """{MAJ:MIN: (read bios, write bios)} every cgroup submitted: what
+    the throttle's IOPS rules count, before the block layer merges bios
+    into the requests /sys/block/NAME/stat counts."""
+    out = {}
+    with open(f"{BLKIO}/blkio.throttle.io_serviced_recursive") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in ("Read", "Write"):
+                read, write = out.get(parts[0], (0, 0))
+                n = int(parts[2])
+                out[parts[0]] = ((n, write) if parts[1] == "Read"
+                                 else (read, n))
+    return out
 
 
 @dataclass
 class Peak:
     """The most one device moved in any WINDOW_S of a watch, each
-    figure on its own, and the total over the watch."""
+    figure on its own, and the totals over the watch."""
     dev: str
     read_mb_per_s: float = 0
     write_mb_per_s: float = 0
     read_iops: float = 0
     write_iops: float = 0
     bytes_moved: int = 0
+    bios: int = 0
 
     def escaped(self, limit):
         """The figures above LIMIT (with SLACK), as text; "" if none."""
@@ -164,6 +183,7 @@ class Watch:
 
     def __init__(self, devices):
         self.devices = list(devices)
+        self.majmins = [_majmin(d) for d in self.devices]
         self.samples = []
         self.peaks = []
         self._stop = threading.Event()
@@ -183,8 +203,10 @@ class Watch:
         return False
 
     def _take(self):
+        bios = _bios()
         self.samples.append((time.monotonic(),
-                             [_counters(d) for d in self.devices]))
+                             [_counters(d, m, bios) for d, m in
+                              zip(self.devices, self.majmins)]))
 
     def _sample(self):
         while not self._stop.wait(SAMPLE_S):
@@ -195,6 +217,7 @@ class Watch:
         first = self.samples[0][1][i]
         last = self.samples[-1][1][i]
         peak.bytes_moved = last[0] - first[0] + last[1] - first[1]
+        peak.bios = last[4] - first[4] + last[5] - first[5]
         start = 0
         for t, counters in self.samples:
             # The earliest sample at least a window before this one.
@@ -225,5 +248,8 @@ def verdict(peaks, limit):
             if p.escaped(limit)]
     if over:
         return ("ESCAPED the throttle (most in a second): " + "; ".join(over))
+    moved = sum(p.bytes_moved for p in peaks)
+    bios = sum(p.bios for p in peaks)
+    size = f", bios of {moved / bios / 1024:.0f}K on average" if bios else ""
     return (f"throttle held: busiest member {most:.1f} MB/s, {iops:.0f} "
-            "IOPS at most in a second")
+            f"IOPS at most in a second{size}")
