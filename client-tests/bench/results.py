@@ -90,7 +90,8 @@ def markdown(sections, rows, said_above=""):
                 out += ["", f"| case | job | metric | nbdraid | {ceiling} "
                         f"| x {ceiling} | {kernel} | x {kernel} | note |",
                         "|---|---|---|--:|--:|--:|--:|--:|---|"]
-            metric = r.metric if r.metric == r.unit else f"{r.metric} ({r.unit})"
+            metric = (r.metric if r.metric == r.unit
+                      else f"{r.metric} ({r.unit})")
             out.append(
                 f"| {r.case} | {r.job} | {metric} "
                 f"| {_num(r.nbdraid)} | {_num(r.ceiling)} "

@@ -77,6 +77,7 @@ class Loops:
     def __init__(self, scope, workdir, n, member_bytes, limit):
         self.limit = limit
         self.devices = []
+        _clear_stale()
         for i in range(n):
             path = os.path.join(workdir, f"loop{i}.img")
             with open(path, "wb") as f:
@@ -91,6 +92,22 @@ class Loops:
             for name in RULES:
                 _write_rule(name, f"{majmin} {limit.rule(name)}")
             _check_rules(dev, majmin, limit)
+
+
+def _clear_stale():
+    """Remove the rules of loop devices that back nothing: a run killed
+    by SIGKILL leaves its rules behind, and the next `losetup -f` would
+    hand out a device capped at 40 MB/s to whoever asked.  A device
+    still attached may be another run's, and keeps its rules."""
+    for name in RULES:
+        with open(f"{BLKIO}/blkio.throttle.{name}_device") as f:
+            majmins = [line.split()[0] for line in f if line.strip()]
+        for majmin in majmins:
+            dev = os.path.basename(
+                os.path.realpath(f"/sys/dev/block/{majmin}"))
+            if (dev.startswith("loop") and not os.path.exists(
+                    f"/sys/block/{dev}/loop/backing_file")):
+                _write_rule(name, f"{majmin} 0")
 
 
 def _majmin(dev):
