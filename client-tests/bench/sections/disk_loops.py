@@ -97,7 +97,7 @@ def run(ctx):
                f"the throttle held on all {len(verdicts)} jobs."))
 
 
-def _watched(ctx, loops, verdicts, fn):
+def _watched(loops, verdicts, fn):
     """FN() under a throttle.Watch of LOOPS: (its result, the note)."""
     with throttle.Watch(loops.devices) as watch:
         got = fn()
@@ -114,7 +114,7 @@ def _member(ctx, loops, runtime, verdicts):
     """The first loop device alone: {job: result}."""
     got = {}
     for job in disks.MEMBER_JOBS:
-        got[job], note = _watched(ctx, loops, verdicts, lambda: fio.run_device(
+        got[job], note = _watched(loops, verdicts, lambda: fio.run_device(
             job, loops.devices[0], REGION, runtime, disks.RAMP_S,
             _out(ctx, "loop-member")))
         unit, value, nominal = (("IOPS", got[job].iops, LIMIT.iops)
@@ -142,7 +142,7 @@ def _nbdraid(ctx, workdir, loops, level, runtime, verdicts):
         command.run([paths.NBDRAID, "create", "--assume-clean", "--force",
                      conf])
         server = servers.raid(scope, conf, f"nbdkit-raid{level}")
-        return {job: _watched(ctx, loops, verdicts, lambda: fio.run(
+        return {job: _watched(loops, verdicts, lambda: fio.run(
             job, server.uri, REGION, runtime, disks.RAMP_S,
             _out(ctx, "loop-nbdraid"))) for job in JOBS}
 
@@ -162,7 +162,7 @@ def _btrfs(ctx, workdir, loops, level, runtime, verdicts):
             fio.prefill(peer.uri, REGION, _out(ctx, "prefill"))
             command.run(["btrfs", "filesystem", "sync", peer.mnt],
                         timeout=peers.BTRFS_TIMEOUT_S)
-            return {job: _watched(ctx, loops, verdicts,
+            return {job: _watched(loops, verdicts,
                                   lambda: _btrfs_job(ctx, peer, job, runtime))
                     for job in JOBS}
     except (command.CommandFailed, RuntimeError) as e:
