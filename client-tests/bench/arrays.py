@@ -86,20 +86,16 @@ class Array:
     resync, its members are written out (no holes to skip) and it is
     created as md creates, so the server has a full resync to run: held
     at md's crawl (speed-max 64K/s) until speed_limit lifts it, so that
-    it can be timed from there as a rebuild is from `nbdraid add`."""
+    it can be timed from there as a rebuild is from `nbdraid add`.
+    DISKS: members made by the caller (e.g. NBD URIs), instead of
+    files of the spec's size in its directory."""
 
-    def __init__(self, scope, workdir, name, spec, resync=False):
+    def __init__(self, scope, workdir, name, spec, resync=False,
+                 disks=None):
         self.spec = spec
         self.dir = os.path.join(workdir, name)
         os.makedirs(self.dir)
-        self.disks = [os.path.join(self.dir, f"d{i}.img")
-                      for i in range(spec.members)]
-        for d in self.disks:
-            if resync:
-                written(d, spec.member_bytes)
-            else:
-                with open(d, "wb") as f:
-                    f.truncate(spec.member_bytes)
+        self.disks = disks or self._files(resync)
         self.conf = os.path.join(self.dir, "a.conf")
         journal = os.path.join(self.dir, "j.img")
         if spec.journal_mode:
@@ -115,6 +111,17 @@ class Array:
                     + ([] if resync else ["--assume-clean"]) + [self.conf])
         self.scope = scope
         self.server = None
+
+    def _files(self, resync):
+        files = [os.path.join(self.dir, f"d{i}.img")
+                 for i in range(self.spec.members)]
+        for path in files:
+            if resync:
+                written(path, self.spec.member_bytes)
+            else:
+                with open(path, "wb") as f:
+                    f.truncate(self.spec.member_bytes)
+        return files
 
     def start(self, extra=()):
         self.server = servers.raid(self.scope, self.conf, "nbdkit", extra)

@@ -64,7 +64,7 @@ import fio
 import paths
 import servers
 from results import Row
-from . import shapes
+from . import disk_rebuild, shapes
 
 TITLE = "Members that behave like disks"
 SECTION = "disks"
@@ -134,6 +134,8 @@ def run(ctx):
                 for job in jobs:
                     _add_rows(ctx, profile, spec, job, got[job], member)
             _add_scaling_row(ctx, profile, level, members)
+            if level in disk_rebuild.LEVELS:
+                disk_rebuild.run(ctx, profile, level, member)
     from . import disk_loops    # here: it imports this module
     loops = disk_loops.run(ctx)
     return (f"{members} members of {shapes.mib(member_bytes)}, each an NBD "
