@@ -112,6 +112,7 @@ struct raid_job {
   uint64_t unlocated;
   unsigned logged;              /* mismatches logged one by one */
   uint64_t checkpointed;        /* pos at the last checkpoint */
+  uint64_t checkpointed_ms;     /* RECOVERY, REPLACE: and when (now_ms) */
   uint64_t started_at;          /* pos when this run started */
   bool partial;                 /* RECOVERY: only regions the bitmap marks */
   uint64_t work_bytes;          /* bytes actually resynced or rebuilt */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "clock.h"
 #include "job.h"
 
 /* The name status and the log give a job ("idle" for none). */
@@ -179,9 +180,15 @@ void
 start_rebuild (struct raid_array *a, enum raid_job_kind kind, unsigned role,
                unsigned spare, uint64_t from)
 {
-  a->job = (struct raid_job) {
-    .kind = kind, .target = role, .spare = spare, .pos = from,
-    .end = a->geo.member_bytes, .checkpointed = from, .started_at = from,
+  a->job = (struct raid_job){
+    .kind = kind,
+    .target = role,
+    .spare = spare,
+    .pos = from,
+    .end = a->geo.member_bytes,
+    .checkpointed = from,
+    .started_at = from,
+    .checkpointed_ms = now_ms (),
   };
   array_log (a, RAID_LOG_INFO, "array %s: %s of member %u (%s) starts at "
              "%" PRIu64 " of %" PRIu64 " bytes", a->name,

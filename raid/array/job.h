@@ -39,6 +39,8 @@ int run_pieces (struct pieces *p, size_t n);
 uint64_t unit_progress_bytes (const struct raid_array *a);
 /* How far a job goes between checkpoints in the superblocks. */
 uint64_t checkpoint_bytes (const struct raid_array *a);
+/* A rebuild's checkpoints come at least this far apart in time too. */
+#define REBUILD_CHECKPOINT_MS 1000
 /* Start a recovery of role, or its replacement by spare, from byte
  * `from` of the data area; log and announce it. */
 void start_rebuild (struct raid_array *a, enum raid_job_kind kind,

@@ -23,9 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
+#include "job.h"
 #include "test-array.h"
 #include "test-report.h"
 
@@ -320,6 +322,66 @@ check_spare_churn (const char *dir, const char *name, struct raid_array *a)
   return 0;
 }
 
+/* A recovery checkpoints its front (recovery_offset in the superblocks)
+ * once it is checkpoint_bytes past the last and a second has passed:
+ * steps of 1 MiB (the checkpoint distance of these members) in quick
+ * succession write none; the step after a second's pause does, at the
+ * front; the recovery then ends with the spare in the role. */
+static int
+check_checkpoints (const char *dir, const char *name, struct raid_array *a,
+                   unsigned m)
+{
+  const uint64_t MiB = 1024 * 1024;
+  const struct raid_slot *s = &a->slots[m];
+  char path[512], role[16], err[256];
+  int i, step = 1;
+
+  snprintf (path, sizeof path, "%s/%s-spare-ckpt.img", dir, name);
+  snprintf (role, sizeof role, "%u", m);
+  if (garbage_spare (path, s->io->size_bytes) == -1
+      || raid_admin_fail (a, role, false, err, sizeof err) == -1
+      || raid_admin_add (a, path, err, sizeof err) == -1) {
+    fail ("%s: cannot start the recovery of member %u", name, m);
+    return -1;
+  }
+  for (i = 0; i < 3 && step == 1; i++)
+    step = raid_job_step (a, MiB);
+  if (step != 1 || a->job.pos != 3 * MiB) {
+    fail ("%s: three 1 MiB steps of the recovery ended at %" PRIu64
+          " (step %d)",
+          name, a->job.pos, step);
+    return -1;
+  }
+  if (s->sb.recovery_offset_sectors != 0) {
+    fail ("%s: 3 MiB into the recovery, within a second, the spare's "
+          "superblock says %" PRIu64 " sectors, not 0 (no checkpoint)",
+          name, (uint64_t)s->sb.recovery_offset_sectors);
+    return -1;
+  }
+  nanosleep (&(struct timespec){ .tv_sec = REBUILD_CHECKPOINT_MS / 1000,
+                                 .tv_nsec = (REBUILD_CHECKPOINT_MS % 1000 + 50)
+                                            * 1000000 },
+             NULL);
+  if (raid_job_step (a, MiB) != 1
+      || s->sb.recovery_offset_sectors * 512 != 4 * MiB) {
+    fail ("%s: after a second's pause, a step to 4 MiB left the spare's "
+          "superblock at %" PRIu64 " sectors, not the front",
+          name, (uint64_t)s->sb.recovery_offset_sectors);
+    return -1;
+  }
+  while ((step = raid_job_step (a, RAID_JOB_STEP_MAX)) == 1)
+    ;
+  if (step == -1 || slot_state (s) != SLOT_ACTIVE
+      || strcmp (s->path, path) != 0) {
+    fail ("%s: the recovery of member %u did not end with the spare in "
+          "its place",
+          name, m);
+    return -1;
+  }
+  checks++;
+  return 0;
+}
+
 /* Fill the array with random bytes: all of it (every 0), or a piece
  * every `every` bytes. */
 static int
@@ -366,9 +428,11 @@ run_case (const char *dir, const char *name, const char *array_keys,
   if (fill (a, sparse ? SPARSE_EVERY : 0, members) == -1)
     fail ("%s: filling the array failed", name);
   else
-    r = check_losses (dir, name, a) ||
-      check_recovery (dir, name, a, members - 2) ||
-      (members == 4 && check_spare_churn (dir, name, a));
+    r = check_losses (dir, name, a)
+        || check_recovery (dir, name, a, members - 2)
+        || (members == 4 && check_spare_churn (dir, name, a))
+        || (!sparse && a->geo.level == 5
+            && check_checkpoints (dir, name, a, members - 1));
   if (r == 0)
     printf ("ok: %s, every loss rebuilds each member's bytes, a spare "
             "recovers one\n", name);
