@@ -180,14 +180,9 @@ void
 start_rebuild (struct raid_array *a, enum raid_job_kind kind, unsigned role,
                unsigned spare, uint64_t from)
 {
-  a->job = (struct raid_job){
-    .kind = kind,
-    .target = role,
-    .spare = spare,
-    .pos = from,
-    .end = a->geo.member_bytes,
-    .checkpointed = from,
-    .started_at = from,
+  a->job = (struct raid_job) {
+    .kind = kind, .target = role, .spare = spare, .pos = from,
+    .end = a->geo.member_bytes, .checkpointed = from, .started_at = from,
     .checkpointed_ms = now_ms (),
   };
   array_log (a, RAID_LOG_INFO, "array %s: %s of member %u (%s) starts at "
