@@ -9,6 +9,36 @@ requires nbdkit
 requires fio
 fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
 
+# check_rows OUT EXPECTED: OUT/bench.csv has a row for each
+# "section,job[,case prefix]" line of EXPECTED (CSV), each with a
+# positive number for nbdraid, and OUT/bench.md a row for each job.
+check_rows () {
+  /usr/bin/python3 - "$1/bench.csv" "$1/bench.md" "$2" <<'PY' ||
+import csv, io, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+md = open(sys.argv[2]).read()
+bad = []
+for want in csv.reader(io.StringIO(sys.argv[3])):
+    section, job, case = (want + [""])[:3]
+    mine = [r for r in rows if r["section"] == section and
+            r["job"].startswith(job) and r["case"].startswith(case)]
+    if not mine:
+        bad.append(f"no CSV row for {section} / {case} / {job}")
+    for r in mine:
+        try:
+            if not math.isfinite(float(r["nbdraid"])) or float(r["nbdraid"]) <= 0:
+                raise ValueError
+        except ValueError:
+            bad.append(f"{section} / {case} / {job} / {r['metric']}: nbdraid "
+                       f"is {r['nbdraid']!r}, not a positive number")
+    if f"| {job}" not in md:
+        bad.append(f"bench.md has no row for {section} / {job}")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+    die "bench output incomplete (above)"
+}
+
 # btrfs stays out: its replace has wedged a kernel here, and a smoke
 # test must not be able to hang the suite.
 "$abs_top_srcdir/client-tests/bench/run" --quick --no-build --no-kernel-peer \
@@ -55,28 +85,30 @@ latency,rand read 4K qd32
 latency,rand read 4K qd1
 rss,after seq write 1M qd16
 '
-/usr/bin/python3 - "$T/out/bench.csv" "$T/out/bench.md" "$expected" <<'PY' ||
-import csv, io, math, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-md = open(sys.argv[2]).read()
-bad = []
-for want in csv.reader(io.StringIO(sys.argv[3])):
-    section, job = want
-    mine = [r for r in rows if r["section"] == section and
-            r["job"].startswith(job)]
-    if not mine:
-        bad.append(f"no CSV row for {section} / {job}")
-    for r in mine:
-        try:
-            if not math.isfinite(float(r["nbdraid"])) or float(r["nbdraid"]) <= 0:
-                raise ValueError
-        except ValueError:
-            bad.append(f"{section} / {job} / {r['metric']}: nbdraid is "
-                       f"{r['nbdraid']!r}, not a positive number")
-    if f"| {job}" not in md:
-        bad.append(f"bench.md has no row for {section} / {job}")
-print("\n".join(bad))
-sys.exit(1 if bad else 0)
-PY
-  die "bench output incomplete (above)"
+check_rows "$T/out" "$expected"
 echo "ok: bench --quick wrote $(($(wc -l < "$T/out/bench.csv") - 1)) rows"
+
+# The disks section (opt-in, members that sleep), tiny: one level on 4
+# disk-like members, its rebuild, and as root the same on 4 throttled
+# loop devices (without btrfs, as above).
+"$abs_top_srcdir/client-tests/bench/run" --quick --no-build --no-kernel-peer \
+  --only disks --disk-members 4 --disk-levels 5 --out "$T/disks" \
+  > "$T/disks.log" 2>&1 ||
+  { tail -30 "$T/disks.log" >&2; die "bench --quick --only disks failed"; }
+expected='disks,seq write 1M qd16,disk RAID5
+disks,seq read 1M qd16,disk RAID5
+disks,12 seq readers 1M qd1,disk RAID5
+disks,rand read 4K qd32,disk RAID5
+disks,rand write 4K qd32,disk RAID5
+disks,"rebuild, idle",disk RAID5
+disks,"rebuild, under client load",disk RAID5
+'
+if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ] &&
+   [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
+  expected+='disks,seq write 1M qd16,loop RAID5
+disks,seq read 1M qd16,loop RAID5
+disks,rand write 4K qd32,loop RAID5
+'
+fi
+check_rows "$T/disks" "$expected"
+echo "ok: bench --quick --only disks wrote $(($(wc -l < "$T/disks/bench.csv") - 1)) rows"

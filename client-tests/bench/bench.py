@@ -42,12 +42,26 @@ def parse_args():
     p.add_argument("--disk-members", type=int, default=6,
                    help="members of the disks section's arrays (default 6;"
                    " 16 for wide arrays)")
+    p.add_argument("--disk-levels", type=_levels, default=(0, 5, 6, 10),
+                   metavar="L,L...", help="the disks section's levels "
+                   "(default 0,5,6,10; the smoke test runs one)")
     p.add_argument("--runtime", type=int,
                    help="seconds per run of a job (default 3, --quick 1)")
     p.add_argument("--rounds", type=int,
                    help="rounds of nbdraid, ceiling, btrfs, ceiling, nbdraid"
                    " per job (default 3, --quick 1)")
     return p.parse_args()
+
+
+def _levels(text):
+    try:
+        levels = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        levels = ()
+    if not levels or not set(levels) <= {0, 5, 6, 10}:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': levels of 0, 5, 6 and 10, comma-separated")
+    return levels
 
 
 def scratch_root(scope, where):
@@ -141,7 +155,8 @@ def main():
                               "kernel peer skipped (--no-kernel-peer)"
                               if args.no_kernel_peer
                               else peers.btrfs_unavailable(),
-                              disk_members=args.disk_members)
+                              disk_members=args.disk_members,
+                              disk_levels=args.disk_levels)
         done, failures = run_sections(ctx, names)
         btrfs_why = ctx.btrfs_why
         md = header(args, ctx, root, started, load_before,

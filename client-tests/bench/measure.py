@@ -35,6 +35,7 @@ class Context:
     quick: bool
     btrfs_why: str = None       # why the kernel peer is unavailable
     disk_members: int = 6       # members of the disks section's arrays
+    disk_levels: tuple = (0, 5, 6, 10)  # and their levels
     rows: list = field(default_factory=list)
     cache: dict = field(default_factory=dict)
     serial: int = 0

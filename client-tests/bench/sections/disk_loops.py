@@ -4,9 +4,11 @@ devices, with the kernel's btrfs on the same ones beside nbdraid.
 The nbdkit-filter members of disks.py cannot carry a kernel peer
 (btrfs needs block devices).  Here each of the members is a loop
 device over a sparse file on the scratch tmpfs, throttled by the
-cgroup v1 blkio controller to the disk profile's 40 MB/s and 500 IOPS
-each way (throttle.py: rules in the root cgroup, removed when the
-section ends, also when it fails).  Unlike the filters' member, a
+cgroup v1 blkio controller to the disk profile's 40 MB/s each way, and
+500 IOPS each way while a random job runs (throttle.py: rules in the
+root cgroup, removed when the section ends, also when it fails; the
+IOPS rules count bios before they merge, which a disk's streams do
+not pay).  Unlike the filters' member, a
 loop device takes requests in parallel: 500 IOPS is a rate, not one
 request at a time, so random I/O at queue depth 32 is not held to
 2 ms a request.
@@ -43,14 +45,19 @@ from . import disks, shapes
 
 CASE = "loop"
 LIMIT = throttle.Limit(disks.DISK.mb_per_s, round(disks.DISK.iops))
-LEVELS = disks.LEVELS
+# Sequential jobs: the bandwidth alone (throttle.py: a disk merges a
+# stream's bios, blk-throttle's IOPS rules would not).
+STREAM_LIMIT = throttle.Limit(disks.DISK.mb_per_s)
 # The btrfs profiles run beside nbdraid's levels of the same name.
 BTRFS_LEVELS = (6, 10)
-MEMBER_BYTES = 256 * shapes.MiB
-# Small enough that btrfs raid10 (3 x 256M of data) rewrites it by
-# copy-on-write without running out of space before a commit frees
-# the old extents.
-REGION = 128 * shapes.MiB
+# Sparse: only what the jobs write takes memory.  Large enough that
+# btrfs raid10 (3 x 1G of data) rewrites the region by copy-on-write
+# without running out of space before a commit frees the old extents,
+# and the region as large as the filter profile's, so that random
+# writes rarely meet in a stripe (in 128M of RAID5 at 512K chunks,
+# 51 stripes, qd32 gathered them: 1.38 of the limit).
+MEMBER_BYTES = 1024 * shapes.MiB
+REGION = 768 * shapes.MiB
 JOBS = [fio.SEQ_WRITE, fio.SEQ_READ, fio.READERS_12, fio.RAND_READ,
         fio.RAND_WRITE]
 PEERS = ("physical limit", "btrfs")
@@ -71,10 +78,10 @@ def run(ctx):
         loops = throttle.Loops(scope, d, members, MEMBER_BYTES, LIMIT)
         member = _member(ctx, loops, runtime, verdicts)
         mine = {level: _nbdraid(ctx, d, loops, level, runtime, verdicts)
-                for level in LEVELS}
+                for level in ctx.disk_levels}
         kernel = {level: _btrfs(ctx, d, loops, level, runtime, verdicts)
-                  for level in BTRFS_LEVELS}
-    for level in LEVELS:
+                  for level in BTRFS_LEVELS if level in ctx.disk_levels}
+    for level in ctx.disk_levels:
         for job in JOBS:
             _add_rows(ctx, level, members, job, mine[level][job], member,
                       kernel.get(level))
@@ -82,7 +89,8 @@ def run(ctx):
     return (f"Loop profile (rows `{CASE} ...`): {members} loop devices over "
             f"sparse {shapes.mib(MEMBER_BYTES)} files, each throttled by "
             f"blkio rules in the root cgroup to {LIMIT.mb_per_s} MB/s and "
-            f"{LIMIT.iops} IOPS each way; nbdraid with direct = true, chunk "
+            f"{LIMIT.iops} IOPS each way (the IOPS for random jobs only: "
+            "a disk merges a stream's requests); nbdraid with direct = true, chunk "
             f"{disks.MAIN_CHUNK}, then btrfs raid6 and raid10 (data and "
             "metadata) on the same devices, one file on it served by "
             "`nbdkit file cache=none`; jobs over "
@@ -97,8 +105,10 @@ def run(ctx):
                f"the throttle held on all {len(verdicts)} jobs."))
 
 
-def _watched(loops, verdicts, fn):
-    """FN() under a throttle.Watch of LOOPS: (its result, the note)."""
+def _watched(loops, verdicts, job, fn):
+    """FN() under JOB's limit and a throttle.Watch of LOOPS: (its
+    result, the note)."""
+    loops.apply(LIMIT if job.is_random else STREAM_LIMIT)
     with throttle.Watch(loops.devices) as watch:
         got = fn()
     note = throttle.verdict(watch.peaks, loops.limit)
@@ -114,9 +124,10 @@ def _member(ctx, loops, runtime, verdicts):
     """The first loop device alone: {job: result}."""
     got = {}
     for job in disks.MEMBER_JOBS:
-        got[job], note = _watched(loops, verdicts, lambda: fio.run_device(
-            job, loops.devices[0], REGION, runtime, disks.RAMP_S,
-            _out(ctx, "loop-member")))
+        got[job], note = _watched(
+            loops, verdicts, job, lambda: fio.run_device(
+                job, loops.devices[0], REGION, runtime, disks.RAMP_S,
+                _out(ctx, "loop-member")))
         unit, value, nominal = (("IOPS", got[job].iops, LIMIT.iops)
                                 if job.is_random else
                                 ("MB/s", got[job].mb_per_s, LIMIT.mb_per_s))
@@ -142,7 +153,7 @@ def _nbdraid(ctx, workdir, loops, level, runtime, verdicts):
         command.run([paths.NBDRAID, "create", "--assume-clean", "--force",
                      conf])
         server = servers.raid(scope, conf, f"nbdkit-raid{level}")
-        return {job: _watched(loops, verdicts, lambda: fio.run(
+        return {job: _watched(loops, verdicts, job, lambda: fio.run(
             job, server.uri, REGION, runtime, disks.RAMP_S,
             _out(ctx, "loop-nbdraid"))) for job in JOBS}
 
@@ -159,10 +170,11 @@ def _btrfs(ctx, workdir, loops, level, runtime, verdicts):
                                profile, len(loops.devices), MEMBER_BYTES,
                                REGION, devices=loops.devices)
             # A hole on btrfs costs no I/O: reads must find data.
+            loops.apply(STREAM_LIMIT)
             fio.prefill(peer.uri, REGION, _out(ctx, "prefill"))
             command.run(["btrfs", "filesystem", "sync", peer.mnt],
                         timeout=peers.BTRFS_TIMEOUT_S)
-            return {job: _watched(loops, verdicts,
+            return {job: _watched(loops, verdicts, job,
                                   lambda: _btrfs_job(ctx, peer, job, runtime))
                     for job in JOBS}
     except (command.CommandFailed, RuntimeError) as e:

@@ -52,7 +52,10 @@ the emulation itself loses is not counted against nbdraid: nbdkit's
 own time per request and, on a loaded machine, the wait for a core
 after every sleep add to each request's 2 ms (one member alone did
 300-450 of its nominal 500 IOPS at load averages of 4 to 6 on two
-cores).  There is no kernel peer here.
+cores).  btrfs cannot run on these members (it needs block devices):
+the kernel peer is in the loop profile (disk_loops.py), which ends the
+section.  After each parity or mirror level the section rebuilds a
+member (disk_rebuild.py).
 """
 import os
 from dataclasses import dataclass
@@ -68,7 +71,6 @@ from . import disk_rebuild, shapes
 
 TITLE = "Members that behave like disks"
 SECTION = "disks"
-LEVELS = [0, 5, 6, 10]
 RAMP_S = 1
 # md's default chunk: the random jobs and the readers run on it.
 MAIN_CHUNK = "512K"
@@ -122,7 +124,7 @@ def run(ctx):
     runtime = max(ctx.runtime_s, 2)
     members = ctx.disk_members
     for profile, chunks in profiles:
-        for level in LEVELS:
+        for level in ctx.disk_levels:
             member = _member(ctx, profile, level, member_bytes, region,
                              runtime)
             for chunk in chunks:
