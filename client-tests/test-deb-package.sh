@@ -63,7 +63,7 @@ echo "ok: the plugin, nbdraid, the man pages, the units and the examples"
 # Unpacked: the units name the installed files, and they work.
 root=$T/root
 dpkg -x "$deb" "$root"
-grep -qx "ExecStart=/usr/bin/nbdkit -U /run/nbdraid/%i.nbd -P /run/nbdraid/%i.pid $plugindir/nbdkit-raid-plugin.so /etc/nbdraid/%i.conf degraded-after=30s" \
+grep -qx "ExecStart=/usr/bin/nbdkit --threads=64 -U /run/nbdraid/%i.nbd -P /run/nbdraid/%i.pid $plugindir/nbdkit-raid-plugin.so /etc/nbdraid/%i.conf degraded-after=30s" \
   "$root/lib/systemd/system/nbdraid@.service" ||
   die "nbdraid@.service does not start the installed plugin: $(grep Exec "$root/lib/systemd/system/nbdraid@.service")"
 grep -q '^ExecStart=/usr/bin/nbdraid check ' \

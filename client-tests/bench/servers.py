@@ -40,6 +40,14 @@ class Server:
                 self.popen.wait()
 
 
+# Every server has the threads nbdraid is served with (README.md,
+# "Serve a first array"; the systemd unit): nbdkit's default 16 held a
+# client at queue depth 32 to 16 requests in flight, too few to keep 6
+# disk-like members busy.  The ceiling and btrfs's server get the same,
+# so that a ratio compares RAID, not thread counts.
+THREADS = 64
+
+
 def start(scope, workdir, name, plugin_args):
     """Serve `nbdkit PLUGIN_ARGS...` on WORKDIR/NAME.sock."""
     sock = os.path.join(workdir, f"{name}.sock")
@@ -50,7 +58,8 @@ def start(scope, workdir, name, plugin_args):
             os.unlink(f)
     with open(log, "ab") as logf:
         popen = subprocess.Popen(
-            ["nbdkit", "-f", "--exit-with-parent", "-U", sock, "-P", pidfile]
+            ["nbdkit", "-f", "--exit-with-parent", "--threads", str(THREADS),
+             "-U", sock, "-P", pidfile]
             + [str(a) for a in plugin_args],
             stdin=subprocess.DEVNULL, stdout=logf, stderr=logf)
     server = Server(popen, sock, log)
