@@ -20,6 +20,7 @@
 
 #include "array.h"
 #include "test-array.h"
+#include "test-member-tap.h"
 #include "test-report.h"
 
 #define MEMBERS 6
@@ -38,9 +39,7 @@ struct range {
 
 /* A member as the test sees it: the real ops, recording data reads. */
 struct model {
-  struct member *m;
-  const struct member_ops *real;
-  struct member_ops ops;
+  struct member_tap tap;
   struct range reads[MAX_READS];
   unsigned nreads;
 };
@@ -53,7 +52,7 @@ model_of (const struct member *m)
 {
   unsigned i;
 
-  for (i = 0; i < MEMBERS - 1 && models[i].m != m; i++)
+  for (i = 0; i < MEMBERS - 1 && models[i].tap.m != m; i++)
     ;
   return &models[i];
 }
@@ -69,7 +68,7 @@ model_pread (struct member *m, void *buf, size_t len, uint64_t off)
       md->reads[md->nreads++] = (struct range){ off, len };
     pthread_mutex_unlock (&lock);
   }
-  return md->real->pread (m, buf, len, off);
+  return md->tap.real->pread (m, buf, len, off);
 }
 
 static void
@@ -77,14 +76,8 @@ model_wrap (struct raid_array *a)
 {
   unsigned i;
 
-  for (i = 0; i < MEMBERS; i++) {
-    struct model *md = &models[i];
-    md->m = a->slots[i].io;
-    md->real = md->m->ops;
-    md->ops = *md->real;
-    md->ops.pread = model_pread;
-    md->m->ops = &md->ops;
-  }
+  for (i = 0; i < MEMBERS; i++)
+    member_tap (&models[i].tap, a->slots[i].io, model_pread);
 }
 
 static void
@@ -93,7 +86,7 @@ model_unwrap (void)
   unsigned i;
 
   for (i = 0; i < MEMBERS; i++)
-    models[i].m->ops = models[i].real;
+    member_untap (&models[i].tap);
 }
 
 static int

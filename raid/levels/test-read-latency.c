@@ -18,6 +18,7 @@
 #include "array.h"
 #include "clock.h"
 #include "test-array.h"
+#include "test-member-tap.h"
 #include "test-report.h"
 
 #define MEMBER_BYTES (4 * 1024 * 1024)
@@ -26,9 +27,7 @@
 
 /* A member as the test sees it: its own ops around the real ones. */
 struct model {
-  struct member *m;
-  const struct member_ops *real;
-  struct member_ops ops;
+  struct member_tap tap;
   unsigned delay_us;            /* added to every read (atomic) */
   unsigned once_us;             /* added to the next read (atomic) */
   unsigned reads;               /* reads it served (atomic) */
@@ -39,7 +38,7 @@ static struct model models[2];
 static struct model *
 model_of (const struct member *m)
 {
-  return m == models[0].m ? &models[0] : &models[1];
+  return m == models[0].tap.m ? &models[0] : &models[1];
 }
 
 /* Reads below this are metadata (the owner heartbeat reads the
@@ -54,14 +53,14 @@ model_pread (struct member *m, void *buf, size_t len, uint64_t off)
   unsigned delay_us;
 
   if (off < DATA_FROM)
-    return md->real->pread (m, buf, len, off);
+    return md->tap.real->pread (m, buf, len, off);
   delay_us = __atomic_load_n (&md->delay_us, __ATOMIC_RELAXED) +
     __atomic_exchange_n (&md->once_us, 0, __ATOMIC_RELAXED);
 
   if (delay_us)
     usleep (delay_us);
   __atomic_add_fetch (&md->reads, 1, __ATOMIC_RELAXED);
-  return md->real->pread (m, buf, len, off);
+  return md->tap.real->pread (m, buf, len, off);
 }
 
 static void
@@ -69,14 +68,8 @@ model_wrap (struct raid_array *a)
 {
   unsigned i;
 
-  for (i = 0; i < 2; i++) {
-    struct model *md = &models[i];
-    md->m = a->slots[i].io;
-    md->real = md->m->ops;
-    md->ops = *md->real;
-    md->ops.pread = model_pread;
-    md->m->ops = &md->ops;
-  }
+  for (i = 0; i < 2; i++)
+    member_tap (&models[i].tap, a->slots[i].io, model_pread);
 }
 
 static void
@@ -85,7 +78,7 @@ model_unwrap (void)
   unsigned i;
 
   for (i = 0; i < 2; i++)
-    models[i].m->ops = models[i].real;
+    member_untap (&models[i].tap);
 }
 
 static void
