@@ -9,7 +9,8 @@
 # grow_until_crash ROLE SPARE GROW-ARGS...: serve $conf's array at
 # 1 MiB/s of recovery, fill it with random data ($T/data), add SPARE,
 # nbdraid grow GROW-ARGS; kill -9 the server once the recovery of
-# member ROLE passed 4 MiB.
+# member ROLE passed 6 MiB (a recovery checkpoints at most once a
+# second: at 1 MiB/s its last checkpoint is then past 4 MiB).
 grow_until_crash () {
   local role=$1 spare=$2
   shift 2
@@ -19,7 +20,7 @@ grow_until_crash () {
   nbdcopy --flush "$T/data" "$uri"
   "$NBDRAID" add "$conf" "$spare" > /dev/null || die "add refused"
   "$NBDRAID" grow "$conf" "$@" > /dev/null || die "grow $* refused"
-  wait_status 60 "j['devices'][$role]['recovered_bytes'] >= 4 * 1048576"
+  wait_status 60 "j['devices'][$role]['recovered_bytes'] >= 6 * 1048576"
   crash_server
 }
 
