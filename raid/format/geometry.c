@@ -131,6 +131,35 @@ geometry_survives (const struct raid_geometry *g, const uint64_t *gone)
   return true;
 }
 
+/* Which members a unit's copies sit on depends only on the member its
+ * first copy starts on (unit * near % members): RAID1 puts every unit
+ * on every member; RAID10's near copies take the members after it, its
+ * far and offset copies each the member near further on (md's
+ * far_set_size = raid_disks), whatever the row, only the member unit
+ * differs.  So the pattern repeats every members units (or fewer), and
+ * units 0..members-1 show every set of members that share a unit. */
+void
+geometry_role_partners (const struct raid_geometry *g, unsigned m,
+                        uint64_t *partners)
+{
+  struct place places[RAID_MAX_MEMBERS];
+  unsigned u, i, n;
+
+  memset (partners, 0, (g->members + 63) / 64 * sizeof *partners);
+  if (g->parity_members)
+    return;
+  for (u = 0; u < g->members; u++) {
+    n = geometry_unit_places (g, u, places);
+    for (i = 0; i < n && places[i].disk != m; i++)
+      ;
+    if (i == n)
+      continue;
+    for (i = 0; i < n; i++)
+      if (places[i].disk != m)
+        partners[places[i].disk / 64] |= 1ULL << (places[i].disk % 64);
+  }
+}
+
 bool
 geometry_role_only_parity (const struct raid_geometry *g, unsigned m)
 {

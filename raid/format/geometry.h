@@ -117,6 +117,15 @@ uint64_t geometry_sync_bytes (const struct raid_geometry *g);
  * write hole, its data is all there. */
 bool geometry_role_only_parity (const struct raid_geometry *g, unsigned m);
 
+/* Copies family: the roles holding a copy of some unit role m holds,
+ * m excluded, as bits (bit p of partners[p / 64], as in
+ * geometry_survives; (members + 63) / 64 words are set).  RAID1: every
+ * other role; RAID10 n2 over an even count: m's pair; n2 over an odd
+ * count, f2 or o2: the roles either side; more copies, more roles.
+ * RAID0 and the parity levels: none. */
+void geometry_role_partners (const struct raid_geometry *g, unsigned m,
+                             uint64_t *partners);
+
 /* Whether every array byte stays readable without the members in gone
  * (a bitmask, as in member-set.h: bit m of gone[m / 64]). */
 bool geometry_survives (const struct raid_geometry *g,

@@ -1,5 +1,6 @@
-/* nbdraid: test geometry_init, geometry_unit_places and
- * geometry_stripe_map against slow models transcribed from md.
+/* nbdraid: test geometry_init, geometry_unit_places,
+ * geometry_role_partners and geometry_stripe_map against slow models
+ * transcribed from md.
  *
  * The models work in 512-byte sectors, as md does, and follow
  * drivers/md: raid0.c map_sector() (one zone), raid5.c
@@ -459,11 +460,52 @@ check_unit_places (const struct raid_geometry *g, const char *desc,
   return true;
 }
 
-/* RAID0, RAID1, RAID10: every unit of one array.  Returns units
- * checked. */
+#define SET_WORDS ((RAID_MAX_MEMBERS + 63) / 64)
+
+/* Arrays whose roles' partners were checked. */
+static unsigned partnered_arrays;
+
+/* Each role's partners as geometry_role_partners gives them against
+ * want, the roles the model put beside it in the array's units. */
+static void
+check_partners (const struct raid_geometry *g, const char *desc,
+                uint64_t want[][SET_WORDS])
+{
+  uint64_t got[SET_WORDS];
+  unsigned m, w;
+
+  for (m = 0; m < g->members; m++) {
+    geometry_role_partners (g, m, got);
+    for (w = 0; w < (g->members + 63) / 64; w++)
+      if (got[w] != want[m][w]) {
+        fail ("%s: role %u's partners (word %u) are %#" PRIx64
+              ", model %#" PRIx64,
+              desc, m, w, got[w], want[m][w]);
+        return;
+      }
+  }
+}
+
+/* Add to want the partners the model's places of one unit make. */
+static void
+model_partners (const struct model_place *mp, unsigned copies,
+                uint64_t want[][SET_WORDS])
+{
+  unsigned c, c2;
+
+  for (c = 0; c < copies; c++)
+    for (c2 = 0; c2 < copies; c2++)
+      if (mp[c2].dev != mp[c].dev)
+        want[mp[c].dev][mp[c2].dev / 64] |= 1ULL << (mp[c2].dev % 64);
+}
+
+/* RAID0, RAID1, RAID10: every unit of one array, and, where the array
+ * has a unit starting on every member (a whole period of the layout),
+ * each role's partners.  Returns units checked. */
 static uint64_t
 check_copies_array (struct raid_geometry *g)
 {
+  static uint64_t want[RAID_MAX_MEMBERS][SET_WORDS];
   struct model_place mp[RAID_MAX_MEMBERS];
   struct model_r10 r10 = { 0 };
   struct occupancy occ;
@@ -492,13 +534,19 @@ check_copies_array (struct raid_geometry *g)
   units = (g->array_bytes + g->unit_bytes - 1) / g->unit_bytes;
   occupancy_init (&occ, g->members,
                   (g->member_bytes + g->unit_bytes - 1) / g->unit_bytes);
+  memset (want, 0, sizeof want);
   for (u = 0; u < units; u++) {
     unsigned mcopies = model_copies_places (g, &r10, u, mp);
 
     if (!check_unit_places (g, desc, &occ, u, mp, mcopies))
       break;
+    model_partners (mp, mcopies, want);
   }
   free (occ.owner);
+  if (u == units && units >= g->members) {
+    check_partners (g, desc, want);
+    partnered_arrays++;
+  }
   return u;
 }
 
@@ -606,8 +654,14 @@ check_array (int level, uint32_t layout, unsigned members,
     .chunk_bytes = chunk_bytes, .member_bytes = member_bytes,
   };
 
-  if (level >= 4 && level <= 6)
-    return check_parity_array (&g);
+  if (level >= 4 && level <= 6) {
+    static uint64_t none[RAID_MAX_MEMBERS][SET_WORDS];
+    uint64_t units = check_parity_array (&g);
+
+    if (units) /* g is initialised */
+      check_partners (&g, "parity: no partners", none);
+    return units;
+  }
   return check_copies_array (&g);
 }
 
@@ -786,8 +840,9 @@ main (void)
   }
   printf ("test-geometry: %u arrays (RAID0/1/4/5/6/10, 2-16 members, chunks "
           "4K-1M) and %" PRIu64 " units match md's model, no place "
-          "collides; %u bad geometries refused; %u roles hold parity "
-          "alone or not as md's only_parity says\n",
-          arrays, units, refusals, roles);
+          "collides; in %u of them each role's partners are the roles "
+          "beside it in some unit; %u bad geometries refused; %u roles "
+          "hold parity alone or not as md's only_parity says\n",
+          arrays, units, partnered_arrays, refusals, roles);
   return EXIT_SUCCESS;
 }
