@@ -137,7 +137,7 @@ average_in (uint64_t *avg_ns, uint64_t took_ns)
  * tiny average never grow) counts as that much: one read held up (the
  * thread preempted, a miss on a busy disk) moves the average by three
  * eighths at most, so a copy does not look slow for it (read-latency.c
- * wants four times the fastest), while a copy that did turn slow gets
+ * wants four times its fastest partner), while a copy that did turn slow gets
  * there all the same, its average growing by up to three eighths a
  * read (15 reads from a hundredth of its new time). */
 static void

@@ -436,7 +436,8 @@ struct raid_device_status {
   uint8_t devflags;             /* RAID_DEVFLAG_*, as its superblock says */
   /* Its average read time lately (ns; 0 before its first read), and
    * whether the mirror now reads it only when no other copy can, for
-   * being far slower than the fastest copy (read-latency.c). */
+   * being far slower than the fastest of the copies beside it
+   * (read-latency.c). */
   uint64_t read_ns;
   bool slow;
 };

@@ -31,7 +31,7 @@ copies_setup (struct raid_array *a, char *err, size_t errlen)
 {
   if (a->geo.copies < 2)
     return 0;
-  a->level_state = read_latency_new (a->geo.members);
+  a->level_state = read_latency_new (&a->geo);
   if (!a->level_state) {
     snprintf (err, errlen, "array %s: out of memory", a->name);
     return -1;

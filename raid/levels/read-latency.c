@@ -6,9 +6,22 @@
  * the nearest head favour the near copy the same way.  The array keeps
  * each member's average read time (array.c: exec_op, struct member's
  * read_ns, over the last eight reads or so); here a copy whose average
- * is far above the fastest copy's becomes slow, and the copies family
- * reads it only when no other copy can serve, as it does write-mostly
- * ones (which stay out of this: their flag already says where to read).
+ * is far above the fastest of its partners' becomes slow, and the
+ * copies family reads it only when no other copy can serve, as it does
+ * write-mostly ones (which stay out of this: their flag already says
+ * where to read).
+ *
+ * A role's partners are the roles holding a copy of some unit it holds
+ * (geometry_role_partners): every other mirror of a RAID1, the pair of
+ * a RAID10 n2 over an even count.  Only they could serve its reads
+ * instead, so only they are its measure.  Beside the fastest role of
+ * the whole array, a wide array of noisy members (RAID10 over 16
+ * throttled loop devices, read times 0.4-8.5 ms) had 13 of its 16
+ * members slow at a time, and which pairs were read from one copy only
+ * depended on the moment (client-tests/bench/FINDINGS.md, "16 members
+ * after the change").  A remote copy is still slow: its partners are
+ * the local copies.  A role none of whose partners has been read yet
+ * is not slow: there is nothing to measure it by.
  *
  * The rule has hysteresis, so that copies near the line do not swap
  * places on every sample: a copy becomes slow when its average is more
@@ -45,12 +58,13 @@
 #define PROBE_MS 100
 #define PROBE_NS (PROBE_MS * 1000000ULL)
 
-/* One role's standing; every field is read and written atomically, and
- * races at worst add a probe. */
+/* One role's standing; slow and the probe fields are read and written
+ * atomically, and races at worst add a probe. */
 struct role_latency {
   bool slow;
   unsigned probe_turn;          /* the request turn of its last probe */
   uint64_t probe_ns;            /* when (now_ns) */
+  struct member_set partners;   /* set once, by read_latency_new */
 };
 
 struct read_latency {
@@ -59,13 +73,17 @@ struct read_latency {
 };
 
 struct read_latency *
-read_latency_new (unsigned members)
+read_latency_new (const struct raid_geometry *g)
 {
   struct read_latency *rl;
+  unsigned m;
 
-  rl = calloc (1, sizeof *rl + members * sizeof rl->role[0]);
-  if (rl)
-    rl->members = members;
+  rl = calloc (1, sizeof *rl + g->members * sizeof rl->role[0]);
+  if (!rl)
+    return NULL;
+  rl->members = g->members;
+  for (m = 0; m < g->members; m++)
+    geometry_role_partners (g, m, rl->role[m].partners.bits);
   return rl;
 }
 
@@ -89,8 +107,32 @@ role_read_ns (const struct raid_array *a, unsigned m)
   return __atomic_load_n (&s->io->read_ns, __ATOMIC_RELAXED);
 }
 
-/* Is a copy averaging ns slow beside the fastest, given whether it was
- * (the hysteresis)? */
+/* The lowest average read time among role m's partners, or 0 if none
+ * of them has one. */
+static uint64_t
+fastest_partner (const struct read_latency *rl, unsigned m, const uint64_t *ns)
+{
+  const struct member_set *p = &rl->role[m].partners;
+  uint64_t fastest = 0;
+  unsigned w;
+
+  for (w = 0; w < sizeof p->bits / sizeof p->bits[0]; w++) {
+    uint64_t bits = p->bits[w];
+
+    while (bits) {
+      unsigned q = w * 64 + (unsigned)__builtin_ctzll (bits);
+
+      bits &= bits - 1;
+      if (ns[q] && (!fastest || ns[q] < fastest))
+        fastest = ns[q];
+    }
+  }
+  return fastest;
+}
+
+/* Is a copy averaging ns slow beside its fastest partner, given whether
+ * it was (the hysteresis)?  A copy faster than that partner fails the
+ * ratio, so the gap is taken only of a larger ns. */
 static bool
 is_slow (uint64_t ns, uint64_t fastest, bool was)
 {
@@ -124,20 +166,18 @@ read_latency_plan (struct read_latency *rl, const struct raid_array *a,
                    unsigned turn, const struct member_set *first,
                    struct member_set *slow, int *probe)
 {
-  uint64_t ns[RAID_MAX_MEMBERS], fastest = 0;
+  uint64_t ns[RAID_MAX_MEMBERS];
   unsigned m;
 
   memset (slow, 0, sizeof *slow);
   *probe = -1;
-  for (m = 0; m < rl->members; m++) {
+  for (m = 0; m < rl->members; m++)
     ns[m] = role_read_ns (a, m);
-    if (ns[m] && (!fastest || ns[m] < fastest))
-      fastest = ns[m];
-  }
   for (m = 0; m < rl->members; m++) {
     struct role_latency *r = &rl->role[m];
     bool was = __atomic_load_n (&r->slow, __ATOMIC_RELAXED);
-    bool now = ns[m] && is_slow (ns[m], fastest, was);
+    uint64_t fastest = ns[m] ? fastest_partner (rl, m, ns) : 0;
+    bool now = fastest && is_slow (ns[m], fastest, was);
 
     if (now != was)
       __atomic_store_n (&r->slow, now, __ATOMIC_RELAXED);

@@ -384,7 +384,7 @@ static const struct member_family {
     "The device's average read time lately (0: not read yet).", read_seconds },
   { "nbdraid_member_slow", "gauge",
     "1 while a mirror reads the device only when no other copy can, "
-    "its reads being far slower than the fastest copy's.",
+    "its reads being far slower than the fastest other copy of its data.",
     slow },
 };
 
