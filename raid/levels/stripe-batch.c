@@ -10,9 +10,8 @@
 #include "clock.h"
 #include "stripe-batch.h"
 
-/* Bounds of how long an update of a stream waits for its stripe (the
- * longer of an update's time and the stripe's at 1 GB/s, one byte a
- * nanosecond).  An update on members that move tens of MB/s takes
+/* Bounds of how long an update of a stream waits for its stripe (see
+ * hold_for_stripe).  An update on members that move tens of MB/s takes
  * tens of milliseconds, and more with others queued on its members:
  * the upper bound only stops a member that hung from holding writes
  * for good. */
@@ -56,6 +55,8 @@ stripe_batches_init (struct stripe_batches *b)
   b->active_bytes = 0;
   b->next_offset = 0;
   b->update_ns = 0;
+  b->running_bytes = 0;
+  b->last_done_ns = 0;
   b->hold_min_ns = HOLD_MIN_NS;
   b->hold_max_ns = HOLD_MAX_NS;
   b->joined = b->held = b->held_out = b->released = 0;
@@ -116,48 +117,66 @@ note_stream (struct stripe_batches *b, uint64_t stripe_bytes,
     }
 }
 
+/* When the wait of a hold that began at start ends, given what runs
+ * now.  The rest of a stream's stripe comes when the client hears that
+ * earlier writes are done: while updates run, the hold waits for them
+ * (up to twice an update's recent time: other writers' updates may
+ * run on and on); once none does, for the stripe's time at 1 GB/s
+ * (one byte a nanosecond) after the last one ended, at least
+ * hold_min_ns, for the client to hear and send.  A wait as long as an
+ * update's time alone ran out as the update before ended, just before
+ * the rest came: on 16 members of 40 MB/s, RAID6 at 1M chunks wrote a
+ * third of its stripes in two read-modify-writes.  Lock held. */
+static uint64_t
+hold_until (const struct stripe_batches *b, uint64_t stripe_bytes,
+            uint64_t start)
+{
+  const uint64_t turnaround
+      = stripe_bytes > b->hold_min_ns ? stripe_bytes : b->hold_min_ns;
+  const uint64_t since = b->last_done_ns > start ? b->last_done_ns : start;
+  uint64_t until = b->running_bytes ? start + 2 * b->update_ns + turnaround
+                                    : since + turnaround;
+
+  return until < start + b->hold_max_ns ? until : start + b->hold_max_ns;
+}
+
 /* The update st's head leads waits, with the lock held, for the rest
  * of its stripe if a stream is writing it: two writes in a row near
  * each other, and a stripe's worth in flight, so that the rest can
  * come (a client with less in flight could not send it while this
- * waits); for as long as an update has taken lately, or the stripe
- * takes to arrive at 1 GB/s if that is longer.  The rest comes when
- * the client hears that earlier writes are done, about an update's
- * time apart on slow members; waiting that long costs no more than
- * the reads a partial stripe would (1 GB/s was too short on 40 MB/s
- * disks: RAID6 wrote half its stripes in pieces).  Writes queueing
- * behind wake it once the stripe is covered, a write that completes
- * it by carrying the queue, and any write once the stream has gone
- * past it. */
+ * waits); until hold_until.  Waiting costs no more than the reads a
+ * partial stripe would.  Writes queueing behind wake it once the
+ * stripe is covered, a write that completes it by carrying the queue,
+ * any write once the stream has gone past it, and the end of the last
+ * update running (the deadline moves). */
 static void
 hold_for_stripe (struct stripe_batches *b, struct batch_stripe *st,
                  uint64_t stripe_bytes, struct waiter *me)
 {
-  const uint64_t want
-      = b->update_ns > stripe_bytes ? b->update_ns : stripe_bytes;
-  const uint64_t hold_ns = want < b->hold_min_ns   ? b->hold_min_ns
-                           : want > b->hold_max_ns ? b->hold_max_ns
-                                                   : want;
-  struct timespec until;
-  int r = 0;
+  const uint64_t start = now_ns ();
+  uint64_t until;
+  struct timespec ts;
+  bool out = false;
 
   if (b->streak < 2 || b->active_bytes < stripe_bytes ||
       !rest_to_come (st, stripe_bytes))
     return;
-  clock_gettime (CLOCK_MONOTONIC, &until);
-  until.tv_sec += (time_t)(hold_ns / 1000000000);
-  until.tv_nsec += (long)(hold_ns % 1000000000);
-  until.tv_sec += until.tv_nsec / 1000000000;
-  until.tv_nsec %= 1000000000;
   st->holding = true;
   b->held++;
-  while (me->state == LEADING && rest_to_come (st, stripe_bytes)
-         && r != ETIMEDOUT)
-    r = pthread_cond_timedwait (&me->cond, &b->lock, &until);
+  while (me->state == LEADING && rest_to_come (st, stripe_bytes)) {
+    until = hold_until (b, stripe_bytes, start);
+    if (now_ns () >= until) {
+      out = true;
+      break;
+    }
+    ts.tv_sec = (time_t)(until / 1000000000);
+    ts.tv_nsec = (long)(until % 1000000000);
+    pthread_cond_timedwait (&me->cond, &b->lock, &ts);
+  }
   /* Carried: st is the carrier's now, and may be gone. */
   if (me->state != LEADING)
     return;
-  b->held_out += r == ETIMEDOUT;
+  b->held_out += out;
   st->holding = false;
 }
 
@@ -248,25 +267,33 @@ join (struct stripe_batches *b, uint64_t stripe, uint64_t stripe_bytes,
   return 0;
 }
 
-/* Add an update's time to the moving average over the last eight or
- * so.  Lock held. */
+/* An update of bytes, that took took_ns, ended: add its time to the
+ * moving average over the last eight or so, and wake the holds once
+ * none runs (their deadline moves).  Lock held. */
 static void
-update_took (struct stripe_batches *b, uint64_t took_ns)
+update_ended (struct stripe_batches *b, uint64_t bytes, uint64_t took_ns)
 {
+  struct batch_stripe *st;
+
   b->update_ns
       = b->update_ns ? b->update_ns - b->update_ns / 8 + took_ns / 8 : took_ns;
+  b->running_bytes -= bytes;
+  b->last_done_ns = now_ns ();
+  if (b->running_bytes == 0)
+    for (st = b->busy; st; st = st->next)
+      if (st->holding)
+        pthread_cond_signal (&st->head->cond);
 }
 
-/* An update of st that took took_ns is done, with result r (errno
- * err): tell the writes it carried, batch[0..n-1], and hand the stripe
- * to the oldest write queued meanwhile, if any.  Lock held. */
+/* An update of st is done, with result r (errno err): tell the writes
+ * it carried, batch[0..n-1], and hand the stripe to the oldest write
+ * queued meanwhile, if any.  Lock held. */
 static void
-updated (struct stripe_batches *b, struct batch_stripe *st, uint64_t took_ns,
+updated (struct stripe_batches *b, struct batch_stripe *st,
          struct waiter **batch, unsigned n, int r, int err)
 {
   unsigned i;
 
-  update_took (b, took_ns);
   st->updating = false;
   for (i = 0; i < n; i++) {
     batch[i]->result = r;
@@ -293,7 +320,7 @@ finish (struct stripe_batches *b, uint64_t stripe_bytes, struct waiter *me,
   struct waiter *batch[STRIPE_BATCH_PIECES];
   struct stripe_piece pieces[STRIPE_BATCH_PIECES];
   struct batch_stripe *st;
-  uint64_t start;
+  uint64_t start, bytes = 0;
   unsigned n, i;
   int r, err;
 
@@ -320,16 +347,19 @@ wait:
   b->joined += n - 1;
   for (i = 0; i < n; i++) {
     pieces[i] = batch[i]->piece;
-    st->bytes -= pieces[i].count;
+    bytes += pieces[i].count;
   }
+  st->bytes -= bytes;
   st->updating = true;
+  b->running_bytes += bytes;
   pthread_mutex_unlock (&b->lock);
   start = now_ns ();
   r = fn (opaque, me->stripe, me->stripe, pieces, n);
   err = errno;
 
   pthread_mutex_lock (&b->lock);
-  updated (b, st, now_ns () - start, batch + 1, n - 1, r, err);
+  update_ended (b, bytes, now_ns () - start);
+  updated (b, st, batch + 1, n - 1, r, err);
   pthread_cond_destroy (&me->cond);
   errno = err;
   return r;
@@ -424,7 +454,7 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
   struct stripe_piece pieces[STRIPE_BATCH_PIECES];
   struct batch_stripe *st = NULL;
   unsigned ncarried = 0, i;
-  uint64_t start;
+  uint64_t start, mid_bytes;
   bool queue_head = !whole (piece, first, stripe_bytes);
   bool queue_tail = last > first && !whole (piece, last, stripe_bytes);
   struct stripe_piece p, mid;
@@ -451,7 +481,6 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
   }
   if (queue_head && finish (b, stripe_bytes, &head, fn, opaque) == -1)
     r = -1, err = errno;
-  pthread_mutex_unlock (&b->lock);
 
   /* The whole stripes between: one call, their member I/O together. */
   mid_first = first + queue_head;
@@ -460,22 +489,25 @@ stripe_batch_write (struct stripe_batches *b, uint64_t stripe_bytes,
     mid = part (piece, mid_first, stripe_bytes);
     mid.count = part (piece, mid_last, stripe_bytes).offset
                 + part (piece, mid_last, stripe_bytes).count - mid.offset;
-    for (i = 0; i < ncarried; i++)
+    mid_bytes = mid.count;
+    for (i = 0; i < ncarried; i++) {
       pieces[i] = carried[i]->piece;
+      mid_bytes += pieces[i].count;
+    }
     pieces[ncarried] = mid;
+    b->running_bytes += mid_bytes;
+    pthread_mutex_unlock (&b->lock);
     start = now_ns ();
     fr = fn (opaque, mid_first, mid_last, pieces, ncarried + 1);
     ferr = errno;
     if (fr == -1)
       r = -1, err = ferr;
-    if (ncarried) {
-      pthread_mutex_lock (&b->lock);
-      updated (b, st, now_ns () - start, carried, ncarried, fr, ferr);
-      pthread_mutex_unlock (&b->lock);
-    }
+    pthread_mutex_lock (&b->lock);
+    update_ended (b, mid_bytes, now_ns () - start);
+    if (ncarried)
+      updated (b, st, carried, ncarried, fr, ferr);
   }
 
-  pthread_mutex_lock (&b->lock);
   if (queue_tail && finish (b, stripe_bytes, &tail, fn, opaque) == -1)
     r = -1, err = errno;
   b->active_bytes -= piece->count;

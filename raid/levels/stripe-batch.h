@@ -21,11 +21,11 @@
  * part of a sequential stream with a stripe's worth of writes in
  * flight: then the rest of its stripe is on its way, and the update
  * waits for it (as md holds a stripe that needs reads while the queue
- * is plugged), for as long as an update has taken lately (the rest
- * comes as the client hears of writes done), at least as long as the
- * stripe takes to arrive at 1 GB/s, or until the stream has gone past
- * the stripe.  A writer at queue depth 1, or random writes, never
- * wait.
+ * is plugged).  The rest comes as the client hears of writes done: so
+ * it waits while other updates run (up to twice an update's recent
+ * time), then for the stripe's time at 1 GB/s after the last one
+ * ended, or until the stream has gone past the stripe.  A writer at
+ * queue depth 1, or random writes, never wait.
  */
 #ifndef NBDRAID_STRIPE_BATCH_H
 #define NBDRAID_STRIPE_BATCH_H
@@ -53,9 +53,10 @@ struct stripe_batches {
   uint64_t next_offset;         /* where the latest write ended */
   unsigned streak;              /* writes in a row near where the last ended */
   uint64_t update_ns;           /* an update's time, moving average */
-  /* How long a stream's update may wait for its stripe: the longer of
-   * update_ns and the time the stripe takes to arrive at 1 GB/s,
-   * within these bounds. */
+  uint64_t running_bytes;       /* of the writes whose update runs */
+  uint64_t last_done_ns;        /* when an update last ended (now_ns) */
+  /* Bounds of a stream's wait for its stripe: hold_min_ns the least
+   * time it waits once no update runs, hold_max_ns the most in all. */
   uint64_t hold_min_ns, hold_max_ns;
   uint64_t joined;              /* writes carried by another's update */
   uint64_t held;                /* updates that waited for their stripe */

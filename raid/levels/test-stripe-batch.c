@@ -164,12 +164,13 @@ check_queue (bool overlap, unsigned want_calls, const unsigned *want_sizes)
 
 /* ---- a stream's update waits for its stripe ---- */
 
-/* Big enough that the wait lasts its longest (20 ms): threads started
- * one after another reach the queue well within it. */
+/* A stripe of 32 MiB: threads started one after another reach the
+ * queue well within its time at 1 GB/s (34 ms). */
 #define STREAM_STRIPE (32ULL << 20)
 
 struct stream_check {
   pthread_mutex_t lock;
+  unsigned slow4_ms;            /* how long an update of stripe 4 takes */
   bool release;                 /* the update of stripe 5 may finish */
   bool block6, release6;        /* the first update of stripe 6 lasts too */
   unsigned calls6, size6;       /* updates of stripe 6, the last's size */
@@ -195,6 +196,8 @@ stream_update (void *opaque, uint64_t stripe, uint64_t last,
   bool held;
 
   (void)last;
+  if (stripe == 4)
+    usleep (c->slow4_ms * 1000);
   pthread_mutex_lock (&c->lock);
   if (stripe == 6) {
     c->calls6++;
@@ -365,6 +368,62 @@ stream_round (enum rest rest)
   else if (failures == before)
     printf ("ok: a stream's update waited for its stripe: %s\n",
             what[rest]);
+  pthread_mutex_destroy (&c.lock);
+  stripe_batches_destroy (&b);
+}
+
+/* The rest of a stream's stripe comes when the client hears that the
+ * writes before it are done: stripe 6's first quarter waits while
+ * stripe 5's update runs, longer than updates took before (stripe 4's,
+ * 2 s), and the rest, sent once stripe 5 is done, rides with it.  A
+ * wait of an update's time from its start ran out at 2 s, while stripe
+ * 5 was still being written (2.5 s); this one may last 6 s while it
+ * is, and 2 s after: wide margins for a loaded machine or valgrind. */
+static void
+check_hold_through_update (void)
+{
+  const uint64_t S = STREAM_STRIPE, Q = S / 4;
+  struct stream_check c = { .slow4_ms = 2000 };
+  struct stripe_batches b;
+  struct stream_writer first, w[5];
+  pthread_t t[5];
+  unsigned i;
+  int r;
+
+  stripe_batches_init (&b);
+  b.hold_min_ns = 2000000000;
+  b.hold_max_ns = STREAM_HOLD_NS;
+  pthread_mutex_init (&c.lock, NULL);
+  first = stream_writer (&b, &c, 4, 4 * S, S);
+  stream_write (&first);
+  w[0] = stream_writer (&b, &c, 5, 5 * S, S);
+  pthread_create (&t[0], NULL, stream_write, &w[0]);
+  POLL_FOR (counter (&b, &b.active_bytes) >= S);
+  for (i = 1; i < 5; i++) {
+    w[i] = stream_writer (&b, &c, 6, 6 * S + (i - 1) * Q, Q);
+    w[i].go = i == 1;
+    pthread_create (&t[i], NULL, stream_write, &w[i]);
+  }
+  POLL_FOR (counter (&b, &b.held) == 1);
+  usleep (2500000);
+  pthread_mutex_lock (&c.lock);
+  c.release = true;
+  pthread_mutex_unlock (&c.lock);
+  pthread_join (t[0], NULL);
+  for (i = 2; i < 5; i++)
+    __atomic_store_n (&w[i].go, true, __ATOMIC_RELEASE);
+  r = w[0].r | first.r;
+  for (i = 1; i < 5; i++) {
+    pthread_join (t[i], NULL);
+    r |= w[i].r;
+  }
+  if (r || b.held != 1 || b.held_out != 0 || c.calls6 != 1 || c.size6 != 4)
+    fail ("hold through an update: %" PRIu64 " updates waited, %" PRIu64
+          " ran out, stripe 6 in %u updates, the last of %u writes, want "
+          "1, 0, 1, 4 (%d)",
+          b.held, b.held_out, c.calls6, c.size6, r);
+  else
+    printf ("ok: a stream's update waited while the update before ran\n");
   pthread_mutex_destroy (&c.lock);
   stripe_batches_destroy (&b);
 }
@@ -635,6 +694,7 @@ main (void)
   stream_round (REST_OVERTAKEN);
   stream_round (REST_PASSES);
   check_promoted ();
+  check_hold_through_update ();
   check_lone_stream ();
   if (!mkdtemp (dir)) {
     perror ("mkdtemp");
