@@ -430,8 +430,11 @@ issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
   saved = errno;
   stop_waiting (c, p);
   pthread_mutex_unlock (&n->lock);
+  /* NBD_ESHUTDOWN: the server is going down and wants its clients to
+   * hang up; the command may go again, to the server it restarts as. */
   if (r == -1 && !*broken)
-    *broken = nbd_aio_is_dead (c->h) == 1 || nbd_aio_is_closed (c->h) == 1;
+    *broken = saved == ESHUTDOWN || nbd_aio_is_dead (c->h) == 1
+              || nbd_aio_is_closed (c->h) == 1;
   errno = saved;
   return r;
 }
