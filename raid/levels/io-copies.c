@@ -206,12 +206,12 @@ plan_reads (struct raid_array *a, uint8_t *buf, uint64_t count,
   struct place places[RAID_MAX_MEMBERS];
   struct read_plan rp = { .probe = -1 };
   struct member_set first = { { 0 } };
-  unsigned i, n;
+  unsigned i, nfirst;
 
   rp.turn = __atomic_fetch_add (&a->read_turn, 1, __ATOMIC_RELAXED);
   if (a->level_state) {
-    n = geometry_unit_places (g, offset / g->unit_bytes, places);
-    for (i = 0; i < n; i++)
+    nfirst = geometry_unit_places (g, offset / g->unit_bytes, places);
+    for (i = 0; i < nfirst; i++)
       member_set_add (&first, places[i].disk);
     read_latency_plan (a->level_state, a, rp.turn, &first, &rp.slow,
                        &rp.probe);
