@@ -294,6 +294,27 @@ enum rest { REST_QUEUES, REST_OVERTAKEN, REST_PASSES };
       usleep (100); \
   } while (0)
 
+/* A stream under way: b's holds last at least hold_min_ns (at most
+ * STREAM_HOLD_NS), stripe 4 written (*first), and stripe 5's whole
+ * write (*w5, thread *t5) in flight until c->release. */
+static void
+start_stream (struct stripe_batches *b, struct stream_check *c,
+              uint64_t hold_min_ns, struct stream_writer *first,
+              struct stream_writer *w5, pthread_t *t5)
+{
+  const uint64_t S = STREAM_STRIPE;
+
+  stripe_batches_init (b);
+  b->hold_min_ns = hold_min_ns;
+  b->hold_max_ns = STREAM_HOLD_NS;
+  pthread_mutex_init (&c->lock, NULL);
+  *first = stream_writer (b, c, 4, 4 * S, S);
+  stream_write (first);
+  *w5 = stream_writer (b, c, 5, 5 * S, S);
+  pthread_create (t5, NULL, stream_write, w5);
+  POLL_FOR (counter (b, &b->active_bytes) >= S);
+}
+
 /* Stripe 4 written, stripe 5 being written (a whole stripe in flight),
  * then the first quarter of stripe 6 arrives: a stream, so its update
  * waits.  With REST_QUEUES the other three quarters, arriving
@@ -325,14 +346,7 @@ stream_round (enum rest rest)
   pthread_t t[5];
   int r = 0;
 
-  stripe_batches_init (&b);
-  b.hold_min_ns = b.hold_max_ns = STREAM_HOLD_NS;
-  pthread_mutex_init (&c.lock, NULL);
-  first = stream_writer (&b, &c, 4, 4 * S, S);
-  stream_write (&first);
-  w[0] = stream_writer (&b, &c, 5, 5 * S, S);
-  pthread_create (&t[0], NULL, stream_write, &w[0]);
-  POLL_FOR (counter (&b, &b.active_bytes) >= S);
+  start_stream (&b, &c, STREAM_HOLD_NS, &first, &w[0], &t[0]);
   for (i = 1; i < writers; i++) {
     w[i] = stream_writer (&b, &c, 6, 6 * S + (i - 1) * Q, Q);
     w[i].go = false;
@@ -390,15 +404,7 @@ check_hold_through_update (void)
   unsigned i;
   int r;
 
-  stripe_batches_init (&b);
-  b.hold_min_ns = 2000000000;
-  b.hold_max_ns = STREAM_HOLD_NS;
-  pthread_mutex_init (&c.lock, NULL);
-  first = stream_writer (&b, &c, 4, 4 * S, S);
-  stream_write (&first);
-  w[0] = stream_writer (&b, &c, 5, 5 * S, S);
-  pthread_create (&t[0], NULL, stream_write, &w[0]);
-  POLL_FOR (counter (&b, &b.active_bytes) >= S);
+  start_stream (&b, &c, 2000000000, &first, &w[0], &t[0]);
   for (i = 1; i < 5; i++) {
     w[i] = stream_writer (&b, &c, 6, 6 * S + (i - 1) * Q, Q);
     w[i].go = i == 1;
