@@ -63,16 +63,19 @@ sleep_ms (uint64_t ms)
 }
 
 /* Read the records of the devices that carry one: seen[m] valid where
- * found[m].  A device that cannot be read carries none. */
+ * found[m].  A device that cannot be read (within timeout_ms, where not
+ * 0: md_sb_read_owner_within) carries none. */
 static void
-read_records (struct raid_array *a, struct owner_record *seen, bool *found)
+read_records (struct raid_array *a, struct owner_record *seen, bool *found,
+              unsigned timeout_ms)
 {
   unsigned m;
 
   for (m = 0; m < a->geo.members; m++)
-    found[m] = carries_record (&a->slots[m]) &&
-      md_sb_read_owner (a->slots[m].io, &seen[m]) == 1 &&
-      memcmp (seen[m].set_uuid, a->slots[m].sb.set_uuid, 16) == 0;
+    found[m]
+        = carries_record (&a->slots[m])
+          && md_sb_read_owner_within (a->slots[m].io, &seen[m], timeout_ms) == 1
+          && memcmp (seen[m].set_uuid, a->slots[m].sb.set_uuid, 16) == 0;
 }
 
 /* "host H (pid P)". */
@@ -112,7 +115,7 @@ watch (struct raid_array *a, const struct owner_record *first,
 
   while (now_ms () < deadline) {
     sleep_ms (interval_ms / 4);
-    read_records (a, now, found_now);
+    read_records (a, now, found_now, 0);
     for (m = 0; m < a->geo.members; m++)
       if (found_now[m] && (!found[m] || !same_beat (&first[m], &now[m])))
         return (int) m;
@@ -122,9 +125,10 @@ watch (struct raid_array *a, const struct owner_record *first,
 
 /* Write our record beside the superblock of every device that carries
  * one, with sb_lock held: the superblock as we hold it, its update
- * time now (md's utime). */
+ * time now (md's utime); each device given up after timeout_ms if not
+ * 0. */
 static void
-write_records (struct raid_array *a)
+write_records (struct raid_array *a, unsigned timeout_ms)
 {
   uint64_t now = md_time_now ();
   unsigned m;
@@ -136,7 +140,7 @@ write_records (struct raid_array *a)
     if (!carries_record (s))
       continue;
     s->sb.utime = now;
-    if (md_sb_write (s->io, &s->sb, &a->owner) == 0)
+    if (md_sb_write_within (s->io, &s->sb, &a->owner, timeout_ms) == 0)
       s->heartbeat_failed = false;
     else if (!s->heartbeat_failed) {
       s->heartbeat_failed = true;
@@ -192,10 +196,10 @@ settle (struct raid_array *a, uint64_t wait_ms, bool insist, char *err,
   for (tries = 0; tries < 3; tries++) {
     pthread_mutex_lock (&a->sb_lock);
     a->owner.seq++;
-    write_records (a);
+    write_records (a, 0);
     pthread_mutex_unlock (&a->sb_lock);
     sleep_ms (wait_ms);
-    read_records (a, seen, found);
+    read_records (a, seen, found, 0);
     for (lost = false, m = 0; m < a->geo.members && !lost; m++)
       lost = found[m] && seen[m].owner_id != a->owner.owner_id;
     if (!lost) {
@@ -225,7 +229,7 @@ array_claim (struct raid_array *a, bool force, char *err, size_t errlen)
 
   if (a->readonly || a->heartbeat_ms == 0)
     return 0;
-  read_records (a, seen, found);
+  read_records (a, seen, found, 0);
   for (m = 0; m < a->geo.members; m++)
     if (found[m] && seen[m].state == OWNER_SERVING) {
       uint64_t i = seen[m].interval_ms;
@@ -274,20 +278,27 @@ array_claim (struct raid_array *a, bool force, char *err, size_t errlen)
 }
 
 /* One heartbeat (and, with state OWNER_STOPPED, the last): unless
- * somebody else's record is there now. */
+ * somebody else's record is there now.  The devices go one after
+ * another, each given up after an interval: a device that hangs
+ * without an error (its host stopped answering) held the beat on every
+ * device for the whole request timeout, and a standby watching five
+ * beats took the array over while this server still served it.  Now
+ * each hung device holds a beat up by two intervals (a read and a
+ * write), and its beat fails (logged once) where the timeout would. */
 static void
 beat (struct raid_array *a, enum owner_state state)
 {
   struct owner_record seen[RAID_MAX_MEMBERS];
   bool found[RAID_MAX_MEMBERS];
+  const unsigned within = (unsigned)a->heartbeat_ms;
 
   pthread_mutex_lock (&a->sb_lock);
   if (a->claimed && !__atomic_load_n (&a->readonly, __ATOMIC_SEQ_CST)) {
-    read_records (a, seen, found);
+    read_records (a, seen, found, within);
     if (!taken_over (a, seen, found)) {
       a->owner.seq++;
       a->owner.state = state;
-      write_records (a);
+      write_records (a, within);
     }
   }
   pthread_mutex_unlock (&a->sb_lock);
@@ -373,7 +384,7 @@ array_still_owned (struct raid_array *a, char *err, size_t errlen)
   }
   if (!a->claimed)
     return 0;
-  read_records (a, seen, found);
+  read_records (a, seen, found, 0);
   for (m = 0; m < a->geo.members; m++)
     if (found[m] && seen[m].owner_id != a->owner.owner_id) {
       describe (&seen[m], who, sizeof who);

@@ -439,14 +439,15 @@ issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
   return r;
 }
 
-/* One command, on whichever connection works, until the deadline.  A
- * command that got an error reply is not repeated: the server said no. */
+/* One command, on whichever connection works, for up to timeout_ms.
+ * A command that got an error reply is not repeated: the server said
+ * no. */
 static int
-command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
-         uint64_t off)
+command (struct member *m, enum cmd cmd, void *buf, uint64_t len, uint64_t off,
+         unsigned timeout_ms)
 {
   struct nbd_member *n = priv (m);
-  int64_t deadline = (int64_t) now_ms () + n->timeout_ms;
+  int64_t deadline = (int64_t)now_ms () + timeout_ms;
   struct conn *c;
   bool broken;
   int r;
@@ -465,16 +466,17 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len,
   }
 }
 
-/* Split a transfer into requests the server takes. */
+/* Split a transfer into requests the server takes, each given up to
+ * timeout_ms. */
 static int
-transfer (struct member *m, enum cmd cmd, void *buf, uint64_t len,
-          uint64_t off)
+transfer (struct member *m, enum cmd cmd, void *buf, uint64_t len, uint64_t off,
+          unsigned timeout_ms)
 {
   uint64_t max = priv (m)->max_request;
 
   while (len > 0) {
     uint64_t n = len < max ? len : max;
-    if (command (m, cmd, buf, n, off) == -1)
+    if (command (m, cmd, buf, n, off, timeout_ms) == -1)
       return -1;
     if (buf)
       buf = (char *) buf + n;
@@ -484,28 +486,47 @@ transfer (struct member *m, enum cmd cmd, void *buf, uint64_t len,
   return 0;
 }
 
-/* The pread op, in requests the server takes. */
+/* The pread_within op, in requests the server takes. */
+static int
+nbd_member_pread_within (struct member *m, void *buf, size_t len, uint64_t off,
+                         unsigned timeout_ms)
+{
+  return transfer (m, CMD_READ, buf, len, off, timeout_ms);
+}
+
+/* The pread op: within the request timeout. */
 static int
 nbd_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
 {
-  return transfer (m, CMD_READ, buf, len, off);
+  return nbd_member_pread_within (m, buf, len, off, priv (m)->timeout_ms);
 }
 
-/* The pwrite op, the hole memo told before and after. */
+/* The pwrite_within op, the hole memo told before and after. */
+static int
+nbd_member_pwrite_within (struct member *m, const void *buf, size_t len,
+                          uint64_t off, unsigned timeout_ms)
+{
+  hole_memo_changing (&priv (m)->known, off, len);
+  return hole_memo_changed (
+      &priv (m)->known,
+      transfer (m, CMD_WRITE, (void *)buf, len, off, timeout_ms));
+}
+
+/* The pwrite op: within the request timeout. */
 static int
 nbd_member_pwrite (struct member *m, const void *buf, size_t len,
                    uint64_t off)
 {
-  hole_memo_changing (&priv (m)->known, off, len);
-  return hole_memo_changed (&priv (m)->known,
-                            transfer (m, CMD_WRITE, (void *) buf, len, off));
+  return nbd_member_pwrite_within (m, buf, len, off, priv (m)->timeout_ms);
 }
 
 /* The flush op: NBD_CMD_FLUSH, or nothing when the server offers none. */
 static int
 nbd_member_flush (struct member *m)
 {
-  return priv (m)->can_flush ? command (m, CMD_FLUSH, NULL, 0, 0) : 0;
+  return priv (m)->can_flush
+             ? command (m, CMD_FLUSH, NULL, 0, 0, priv (m)->timeout_ms)
+             : 0;
 }
 
 /* NBD_CMD_WRITE_ZEROES where the server takes it, else writes of zeros
@@ -516,10 +537,11 @@ write_zeros (struct member *m, uint64_t len, uint64_t off)
   static const char zeros[64 * 1024];
 
   if (priv (m)->can_zero)
-    return transfer (m, CMD_ZERO, NULL, len, off);
+    return transfer (m, CMD_ZERO, NULL, len, off, priv (m)->timeout_ms);
   while (len > 0) {
     uint64_t n = len < sizeof zeros ? len : sizeof zeros;
-    if (command (m, CMD_WRITE, (void *) zeros, n, off) == -1)
+    if (command (m, CMD_WRITE, (void *)zeros, n, off, priv (m)->timeout_ms)
+        == -1)
       return -1;
     len -= n;
     off += n;
@@ -559,7 +581,7 @@ nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
     ask = m->size_bytes - off;
   if (ask > MAX_STATUS)
     ask = MAX_STATUS;
-  if (command (m, CMD_STATUS, &e, ask, off) == -1)
+  if (command (m, CMD_STATUS, &e, ask, off, n->timeout_ms) == -1)
     return -1;
   if (!e.got || e.len == 0)
     return 0;
@@ -612,6 +634,8 @@ static const struct member_ops nbd_ops = {
   .pread = nbd_member_pread,
   .pwrite = nbd_member_pwrite,
   .flush = nbd_member_flush,
+  .pread_within = nbd_member_pread_within,
+  .pwrite_within = nbd_member_pwrite_within,
   .zero = nbd_member_zero,
   .is_hole = nbd_member_is_hole,
   .close = nbd_member_close,

@@ -19,6 +19,14 @@ struct member_ops {
   int (*pwrite) (struct member *m, const void *buf, size_t len,
                  uint64_t off);
   int (*flush) (struct member *m);
+  /* pread and pwrite that give up after timeout_ms, where a backend can
+   * bound its wait (NBD; NULL elsewhere): the heartbeat's, so that a
+   * member that hangs holds up its own beat only that long, not the
+   * beats to every other member for the whole request timeout. */
+  int (*pread_within) (struct member *m, void *buf, size_t len, uint64_t off,
+                       unsigned timeout_ms);
+  int (*pwrite_within) (struct member *m, const void *buf, size_t len,
+                        uint64_t off, unsigned timeout_ms);
   /* Make the range read back as zeros, deallocating it when the
    * backend can. */
   int (*zero) (struct member *m, uint64_t len, uint64_t off);

@@ -113,8 +113,8 @@ md_sb_read_examine (struct member *m, struct md_superblock *sb,
 }
 
 int
-md_sb_write (struct member *m, const struct md_superblock *sb,
-             const struct owner_record *owner)
+md_sb_write_within (struct member *m, const struct md_superblock *sb,
+                    const struct owner_record *owner, unsigned timeout_ms)
 {
   uint8_t *b = block_alloc ();
   int r;
@@ -126,13 +126,24 @@ md_sb_write (struct member *m, const struct md_superblock *sb,
   md_sb_encode (sb, b);
   if (owner && owner_fits (sb->max_dev))
     owner_encode (owner, b);
-  r = m->ops->pwrite (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES);
+  r = timeout_ms && m->ops->pwrite_within
+          ? m->ops->pwrite_within (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES,
+                                   timeout_ms)
+          : m->ops->pwrite (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES);
   free (b);
   return r;
 }
 
 int
-md_sb_read_owner (struct member *m, struct owner_record *rec)
+md_sb_write (struct member *m, const struct md_superblock *sb,
+             const struct owner_record *owner)
+{
+  return md_sb_write_within (m, sb, owner, 0);
+}
+
+int
+md_sb_read_owner_within (struct member *m, struct owner_record *rec,
+                         unsigned timeout_ms)
 {
   uint8_t *b = block_alloc ();
   int r = -1;
@@ -141,10 +152,20 @@ md_sb_read_owner (struct member *m, struct owner_record *rec)
     errno = ENOMEM;
     return -1;
   }
-  if (m->ops->pread (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES) == 0)
+  if ((timeout_ms && m->ops->pread_within
+           ? m->ops->pread_within (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES,
+                                   timeout_ms)
+           : m->ops->pread (m, b, MD_SB_BLOCK_BYTES, MD_SB_OFFSET_BYTES))
+      == 0)
     r = owner_decode (b, rec) == 0;
   free (b);
   return r;
+}
+
+int
+md_sb_read_owner (struct member *m, struct owner_record *rec)
+{
+  return md_sb_read_owner_within (m, rec, 0);
 }
 
 int

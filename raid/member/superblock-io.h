@@ -30,6 +30,14 @@ int md_sb_write (struct member *m, const struct md_superblock *sb,
  * -1 with errno set if the block cannot be read. */
 int md_sb_read_owner (struct member *m, struct owner_record *rec);
 
+/* As md_sb_write and md_sb_read_owner, giving up after timeout_ms on a
+ * member that can bound its wait (the heartbeat's: member.h,
+ * pwrite_within); 0 waits as long as the member's own timeout. */
+int md_sb_write_within (struct member *m, const struct md_superblock *sb,
+                        const struct owner_record *owner, unsigned timeout_ms);
+int md_sb_read_owner_within (struct member *m, struct owner_record *rec,
+                             unsigned timeout_ms);
+
 /* Zero the superblock block and flush: the member holds none after. */
 int md_sb_wipe (struct member *m);
 
