@@ -52,3 +52,18 @@ import sys
 sys.exit(open('$T/restart','rb').read() not in open('$T/r1/d1.img','rb').read())
 " || die "the restarted member's file does not hold the write"
 echo "ok: a write waits for a member's server restarted within nbd-timeout"
+
+# Every member's server gone, nbd-timeout 60 s: the stop gives up on
+# them at once (one connect each) instead of a minute an operation.
+stop_server
+nbd_array st 1 - - 2 4M
+sed -i 's/^nbd-timeout = .*/nbd-timeout = 60/' "$conf"
+start_server "$conf"
+nbdsh -u "$uri" -c "h.pwrite(b'x' * 65536, 0); h.flush()"
+kill_member st-0
+kill_member st-1
+SECONDS=0
+stop_server
+[ "$SECONDS" -lt 20 ] ||
+  die "nbdraid took $SECONDS s to stop with its members' servers gone"
+echo "ok: nbdraid stops in $SECONDS s with its members' servers gone"

@@ -654,13 +654,16 @@ arrays_connections (void)
   return n;
 }
 
-/* Control loops stop first: they drive the arrays' background work;
- * but they are freed last, for the events of the arrays' stops. */
+/* Members are hurried first (raid_stopping); control loops stop next:
+ * they drive the arrays' background work; but they are freed last,
+ * for the events of the arrays' stops. */
 void
 arrays_free (void)
 {
   unsigned i;
 
+  for (i = 0; i < count (); i++)
+    raid_stopping (served[i]->array);
   for (i = 0; i < count (); i++)
     control_halt (served[i]->control);
   for (i = 0; i < count (); i++)

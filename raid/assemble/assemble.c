@@ -468,6 +468,29 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   return NULL;
 }
 
+/* member_ops' hurry, where the member has one. */
+static void
+hurry_slot (struct raid_slot *s)
+{
+  if (s->io && s->io->ops->hurry)
+    s->io->ops->hurry (s->io, RAID_STOP_TIMEOUT_S * 1000);
+}
+
+void
+raid_stopping (struct raid_array *a)
+{
+  unsigned i;
+
+  if (!a)
+    return;
+  for (i = 0; i < a->geo.members && a->slots; i++)
+    hurry_slot (&a->slots[i]);
+  for (i = 0; i < a->nspares; i++)
+    hurry_slot (&a->spares[i]);
+  for (i = 0; i < a->nchildren; i++)
+    raid_stopping (a->children[i]);
+}
+
 /* Stop the array cleanly if it ran and free it, then the arrays nested
  * in it. */
 void

@@ -29,6 +29,8 @@
 /* Multi-host protection: the owner record is renewed this often. */
 #define RAID_HEARTBEAT_MS 1000
 #define RAID_NBD_CONNECT_TIMEOUT_S 10
+/* The most a member operation may take once the server is stopping. */
+#define RAID_STOP_TIMEOUT_S 5
 
 /* A member line of "missing" (mdadm's word) keeps a role that no
  * device holds: nbdraid remove writes it in place of a member's path,
@@ -318,6 +320,13 @@ int raid_config_scan (struct raid_config *cfg, raid_log_fn log,
                       void *opaque, char *err, size_t errlen);
 /* Start the member I/O threads.  Returns 0 or -1 with errno set. */
 int raid_start (struct raid_array *a);
+/* The server is stopping: from now on every member operation gives up
+ * after RAID_STOP_TIMEOUT_S at most, so that members whose servers went
+ * away (each operation retried for the whole nbd-timeout) do not hold
+ * the stop up past a service manager's patience.  What cannot be
+ * written then (a clean mark) only costs a resync at the next start.
+ * Call before the last flush and raid_close. */
+void raid_stopping (struct raid_array *a);
 void raid_close (struct raid_array *a);
 
 /* What the superblocks say the array is. */

@@ -86,6 +86,7 @@ struct nbd_member {
   unsigned nconns;
   unsigned timeout_ms;
   bool failfast;                /* a broken connection's request fails */
+  bool stopping;                /* the server stops: connect once */
   char *uri;
   struct member_open_options opts;
   bool can_flush, can_zero;
@@ -188,7 +189,7 @@ give_back (struct nbd_member *n, struct conn *c, bool broken)
 }
 
 /* Connect c again before the deadline, backing off between tries
- * (100 ms, doubling to 1 s). */
+ * (100 ms, doubling to 1 s); once only when the server is stopping. */
 static int
 reconnect (struct nbd_member *n, struct conn *c, int64_t deadline)
 {
@@ -206,7 +207,7 @@ reconnect (struct nbd_member *n, struct conn *c, int64_t deadline)
       return 0;
     }
     left = deadline - (int64_t) now_ms ();
-    if (left <= 0) {
+    if (left <= 0 || __atomic_load_n (&n->stopping, __ATOMIC_RELAXED)) {
       errno = ENOTCONN;
       return -1;
     }
@@ -439,6 +440,14 @@ issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
   return r;
 }
 
+/* How long an operation may take now: the request timeout, or less
+ * once the server is stopping (nbd_member_hurry). */
+static unsigned
+timeout_of (struct member *m)
+{
+  return __atomic_load_n (&priv (m)->timeout_ms, __ATOMIC_RELAXED);
+}
+
 /* One command, on whichever connection works, for up to timeout_ms.
  * A command that got an error reply is not repeated: the server said
  * no. */
@@ -447,7 +456,9 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len, uint64_t off,
          unsigned timeout_ms)
 {
   struct nbd_member *n = priv (m);
-  int64_t deadline = (int64_t)now_ms () + timeout_ms;
+  int64_t deadline
+      = (int64_t)now_ms ()
+        + (timeout_ms < timeout_of (m) ? timeout_ms : timeout_of (m));
   struct conn *c;
   bool broken;
   int r;
@@ -498,7 +509,7 @@ nbd_member_pread_within (struct member *m, void *buf, size_t len, uint64_t off,
 static int
 nbd_member_pread (struct member *m, void *buf, size_t len, uint64_t off)
 {
-  return nbd_member_pread_within (m, buf, len, off, priv (m)->timeout_ms);
+  return nbd_member_pread_within (m, buf, len, off, timeout_of (m));
 }
 
 /* The pwrite_within op, the hole memo told before and after. */
@@ -517,7 +528,7 @@ static int
 nbd_member_pwrite (struct member *m, const void *buf, size_t len,
                    uint64_t off)
 {
-  return nbd_member_pwrite_within (m, buf, len, off, priv (m)->timeout_ms);
+  return nbd_member_pwrite_within (m, buf, len, off, timeout_of (m));
 }
 
 /* The flush op: NBD_CMD_FLUSH, or nothing when the server offers none. */
@@ -525,7 +536,7 @@ static int
 nbd_member_flush (struct member *m)
 {
   return priv (m)->can_flush
-             ? command (m, CMD_FLUSH, NULL, 0, 0, priv (m)->timeout_ms)
+             ? command (m, CMD_FLUSH, NULL, 0, 0, timeout_of (m))
              : 0;
 }
 
@@ -537,11 +548,10 @@ write_zeros (struct member *m, uint64_t len, uint64_t off)
   static const char zeros[64 * 1024];
 
   if (priv (m)->can_zero)
-    return transfer (m, CMD_ZERO, NULL, len, off, priv (m)->timeout_ms);
+    return transfer (m, CMD_ZERO, NULL, len, off, timeout_of (m));
   while (len > 0) {
     uint64_t n = len < sizeof zeros ? len : sizeof zeros;
-    if (command (m, CMD_WRITE, (void *)zeros, n, off, priv (m)->timeout_ms)
-        == -1)
+    if (command (m, CMD_WRITE, (void *)zeros, n, off, timeout_of (m)) == -1)
       return -1;
     len -= n;
     off += n;
@@ -581,7 +591,7 @@ nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
     ask = m->size_bytes - off;
   if (ask > MAX_STATUS)
     ask = MAX_STATUS;
-  if (command (m, CMD_STATUS, &e, ask, off, n->timeout_ms) == -1)
+  if (command (m, CMD_STATUS, &e, ask, off, timeout_of (m)) == -1)
     return -1;
   if (!e.got || e.len == 0)
     return 0;
@@ -629,6 +639,17 @@ nbd_member_close (struct member *m)
   free (m);
 }
 
+/* The hurry op: lower the request timeout to timeout_ms, and try to
+ * connect once, with no backoff: a server that went away is not
+ * waited for while ours stops, one still there answers at once. */
+static void
+nbd_member_hurry (struct member *m, unsigned timeout_ms)
+{
+  if (timeout_ms < timeout_of (m))
+    __atomic_store_n (&priv (m)->timeout_ms, timeout_ms, __ATOMIC_RELAXED);
+  __atomic_store_n (&priv (m)->stopping, true, __ATOMIC_RELAXED);
+}
+
 static const struct member_ops nbd_ops = {
   .kind = "nbd",
   .pread = nbd_member_pread,
@@ -636,6 +657,7 @@ static const struct member_ops nbd_ops = {
   .flush = nbd_member_flush,
   .pread_within = nbd_member_pread_within,
   .pwrite_within = nbd_member_pwrite_within,
+  .hurry = nbd_member_hurry,
   .zero = nbd_member_zero,
   .is_hole = nbd_member_is_hole,
   .close = nbd_member_close,

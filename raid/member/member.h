@@ -27,6 +27,12 @@ struct member_ops {
                        unsigned timeout_ms);
   int (*pwrite_within) (struct member *m, const void *buf, size_t len,
                         uint64_t off, unsigned timeout_ms);
+  /* From now on give up every operation after timeout_ms at most, and
+   * connect again only once: the server is stopping, and a member whose server
+   * went away (each operation retried for the whole request timeout) must not
+   * hold the stop up past a service manager's patience.  NULL where waits
+   * cannot be bounded. */
+  void (*hurry) (struct member *m, unsigned timeout_ms);
   /* Make the range read back as zeros, deallocating it when the
    * backend can. */
   int (*zero) (struct member *m, uint64_t len, uint64_t off);
