@@ -33,7 +33,7 @@ fio_on_half "$half"
 out=$("$NBDRAID" grow "$conf" --raid-devices 5) || die "grow refused: $out"
 echo "$out"
 wait_status 30 "j['job']['kind'] == 'reshape'" || die "no reshape runs: $(status_json)"
-"$NBDRAID" detail "$conf" | grep -qF 'Delta Devices : 1, (4->5)' ||
+grep -qF 'Delta Devices : 1, (4->5)' <<< "$("$NBDRAID" detail "$conf")" ||
   die "detail does not say 4->5: $("$NBDRAID" detail "$conf")"
 wait "$fio_pid" || { cat "$T/fio.out" >&2; die "fio verify failed across the reshape"; }
 wait_status 60 "j['job']['kind'] == 'reshape' and j['job']['done_bytes'] >= 24 * 1048576" ||

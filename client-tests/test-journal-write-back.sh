@@ -46,7 +46,8 @@ PY
 start_server "$conf"
 status_is "j['journal']['mode'] == 'write-back' and j['journal']['cache_limit'] > 0" ||
   die "status does not show write-back: $(status_json)"
-"$NBDRAID" status "$conf" | grep -q "consistency policy: journal (write-back), .* cached" ||
+grep -q "consistency policy: journal (write-back), .* cached" \
+  <<< "$("$NBDRAID" status "$conf")" ||
   die "status text: $("$NBDRAID" status "$conf")"
 size=$(export_size)
 random_file "$T/model" "$size"

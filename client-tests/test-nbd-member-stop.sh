@@ -29,7 +29,7 @@ nbdsh -u "$uri" -c "
 assert h.pread(1048576, 0) == open('$T/before','rb').read(), 'before'
 assert h.pread(1048576, 1048576) == open('$T/after','rb').read(), 'after'
 " || die "data read back differs"
-"$NBDRAID" status "$conf" | grep -q "degraded" ||
+grep -q "degraded" <<< "$("$NBDRAID" status "$conf")" ||
   die "the array is not degraded: $("$NBDRAID" status "$conf")"
 echo "ok: a stopped member's server exits, the array runs degraded"
 
