@@ -2,15 +2,18 @@
 # One failure too many: RAID5 losing a second member, RAID1 losing its
 # last copy.  Every read and write then fails with EIO (never wrong or
 # guessed bytes), the log says why, and the superblocks of the members
-# still there record what happened.
+# still there record what happened.  The write goes first: the array
+# learns of a loss from a request that reaches the lost members, and a
+# read that read-ahead windows (filled by the nbdcopy before the loss)
+# answer does not.
 . "$(dirname "$0")/lib.sh"
 requires nbdkit
 requires nbdsh
 
 expect_eio () {
   nbdsh -u "$uri" -c '
-for what, op in (("read", lambda: h.pread(65536, 0)),
-                 ("write", lambda: h.pwrite(b"x" * 4096, 8192)),
+for what, op in (("write", lambda: h.pwrite(b"x" * 4096, 8192)),
+                 ("read", lambda: h.pread(65536, 0)),
                  ("read of the end", lambda: h.pread(4096, h.get_size() - 4096))):
     try:
         op()

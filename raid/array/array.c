@@ -225,10 +225,8 @@ array_cpus (void)
   return n;
 }
 
-/* Does m wait on a device or the network, or, for a nested array, do
- * any of its members? */
-static bool
-member_waits (const struct member *m)
+bool
+array_member_waits (const struct member *m)
 {
   struct raid_array *inner = member_array_inner (m);
   unsigned i;
@@ -237,7 +235,7 @@ member_waits (const struct member *m)
     return m->waits;
   for (i = 0; i < inner->geo.members + inner->nspares; i++) {
     const struct member *io = array_slot (inner, i)->io;
-    if (io && member_waits (io))
+    if (io && array_member_waits (io))
       return true;
   }
   return false;
@@ -258,7 +256,7 @@ quick (struct raid_array *a, const struct io_batch *b)
     const struct member *m = array_slot (a, b->ops[i].member)->io;
     if (!m)
       continue;
-    if (member_waits (m))
+    if (array_member_waits (m))
       return false;
     if (!nested &&
         __atomic_load_n (&m->service_ns, __ATOMIC_RELAXED) >= CPU_BOUND_NS)
@@ -275,7 +273,7 @@ joins_ops (void *ctx, unsigned member)
 {
   struct raid_slot *s = array_slot (ctx, member);
 
-  return slot_state (s) == SLOT_ACTIVE && s->io && member_waits (s->io);
+  return slot_state (s) == SLOT_ACTIVE && s->io && array_member_waits (s->io);
 }
 
 /* Run b's ops in the pool, those that continue each other on a member
@@ -450,9 +448,9 @@ raid_start (struct raid_array *a)
   for (i = 0; i < a->nchildren; i++)
     if (raid_start (a->children[i]) == -1)
       return -1;
-  if (iopool_start (a->pool) == -1 || behind_start (a) == -1 ||
-      array_heartbeat_start (a) == -1 || journal_cache_start (a) == -1 ||
-      write_kept (a) == -1)
+  if (iopool_start (a->pool) == -1 || array_read_ahead_start (a) == -1 ||
+      behind_start (a) == -1 || array_heartbeat_start (a) == -1 ||
+      journal_cache_start (a) == -1 || write_kept (a) == -1)
     return -1;
   a->started = true;
   return 0;
@@ -488,187 +486,6 @@ raid_clean (const struct raid_array *a)
   return array_reference (a)->sb.resync_offset_sectors == MD_RESYNC_CLEAN;
 }
 
-/* Requests must lie inside the array; nbdkit checks this too, the
- * engine does not rely on it. */
-static int
-check_range (const struct raid_array *a, uint64_t count, uint64_t offset)
-{
-  if (count == 0 || offset >= raid_size (a) || count > raid_size (a) - offset) {
-    errno = count == 0 ? EINVAL : ENOSPC;
-    return -1;
-  }
-  return 0;
-}
-
-/* Count a request as it starts, in *n and its bytes in *bytes; its
- * start time, for request_end.  Relaxed atomics: every client thread
- * passes here, and the counters need no order with anything else. */
-static uint64_t
-request_start (uint64_t *n, uint64_t *bytes, uint64_t count)
-{
-  __atomic_add_fetch (n, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch (bytes, count, __ATOMIC_RELAXED);
-  return now_ns ();
-}
-
-/* Add a request's time, and its failure, to the counters; returns r. */
-static int
-request_end (struct raid_array *a, uint64_t started_ns, int r)
-{
-  __atomic_add_fetch (&a->requests.busy_ns, now_ns () - started_ns,
-                      __ATOMIC_RELAXED);
-  if (r == -1)
-    __atomic_add_fetch (&a->requests.failed, 1, __ATOMIC_RELAXED);
-  return r;
-}
-
-void
-array_requests (const struct raid_array *a, struct raid_requests *out)
-{
-  const struct raid_requests *rq = &a->requests;
-
-  out->reads = __atomic_load_n (&rq->reads, __ATOMIC_RELAXED);
-  out->read_bytes = __atomic_load_n (&rq->read_bytes, __ATOMIC_RELAXED);
-  out->writes = __atomic_load_n (&rq->writes, __ATOMIC_RELAXED);
-  out->write_bytes = __atomic_load_n (&rq->write_bytes, __ATOMIC_RELAXED);
-  out->zeroes = __atomic_load_n (&rq->zeroes, __ATOMIC_RELAXED);
-  out->zero_bytes = __atomic_load_n (&rq->zero_bytes, __ATOMIC_RELAXED);
-  out->failed = __atomic_load_n (&rq->failed, __ATOMIC_RELAXED);
-  out->busy_ns = __atomic_load_n (&rq->busy_ns, __ATOMIC_RELAXED);
-}
-
-/* Every request the engine serves passes this gate: a level change
- * (nbdraid grow --level) swaps the request paths and the geometry
- * with no request inside, and new ones wait at the gate meanwhile. */
-static void
-request_enter (struct raid_array *a)
-{
-  const struct timespec ms = { 0, 1000000 };
-
-  /* Counted before hold_requests is looked at, as array_start_write
-   * does: array_hold_requests sets it before it counts us. */
-  __atomic_add_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
-  while (__atomic_load_n (&a->hold_requests, __ATOMIC_SEQ_CST)) {
-    __atomic_sub_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n (&a->hold_requests, __ATOMIC_SEQ_CST))
-      nanosleep (&ms, NULL);
-    __atomic_add_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
-  }
-}
-
-static void
-request_leave (struct raid_array *a)
-{
-  __atomic_sub_fetch (&a->requests_in_flight, 1, __ATOMIC_SEQ_CST);
-}
-
-void
-array_hold_requests (struct raid_array *a)
-{
-  const struct timespec ms = { 0, 1000000 };
-
-  __atomic_store_n (&a->hold_requests, true, __ATOMIC_SEQ_CST);
-  while (__atomic_load_n (&a->requests_in_flight, __ATOMIC_SEQ_CST))
-    nanosleep (&ms, NULL);
-}
-
-void
-array_release_requests (struct raid_array *a)
-{
-  __atomic_store_n (&a->hold_requests, false, __ATOMIC_SEQ_CST);
-}
-
-/* Read data through the level, counted as client I/O (which background
- * work yields to). */
-int
-raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
-{
-  uint64_t started_ns;
-  unsigned ticket;
-  int r;
-
-  if (check_range (a, count, offset) || array_check_alive (a))
-    return -1;
-  started_ns = request_start (&a->requests.reads, &a->requests.read_bytes,
-                              count);
-  request_enter (a);
-  ticket = retired_enter (&a->retired);
-  r = a->reshape.active ? reshape_read (a, buf, count, offset)
-                        : a->ops->read (a, buf, count, offset);
-  retired_exit (&a->retired, ticket);
-  request_leave (a);
-  return request_end (a, started_ns, r);
-}
-
-/* Every write: checks, the dirty marks, the level's write, FUA. */
-static int
-write_or_zero (struct raid_array *a, const void *buf, uint64_t count,
-               uint64_t offset, bool fua)
-{
-  uint64_t first, last, started_ns;
-  unsigned ticket;
-  int r;
-
-  if (check_range (a, count, offset) || array_check_alive (a))
-    return -1;
-  /* Refused before it is counted; array_start_write, which counts the
-   * writes in flight, catches one made read-only meanwhile. */
-  if (__atomic_load_n (&a->refuse_writes, __ATOMIC_ACQUIRE)) {
-    errno = EROFS;
-    return -1;
-  }
-  started_ns = buf
-    ? request_start (&a->requests.writes, &a->requests.write_bytes, count)
-    : request_start (&a->requests.zeroes, &a->requests.zero_bytes, count);
-  request_enter (a);
-  if (a->reshape.active)
-    reshape_sync_units (a, offset, count, &first, &last);
-  else {
-    first = a->ops->sync_unit_of (a, offset);
-    last = a->ops->sync_unit_of (a, offset + count - 1);
-  }
-  ticket = retired_enter (&a->retired);
-  r = array_start_write (a, first, last);
-  if (r == 0) {
-    r = a->reshape.active ? reshape_write (a, buf, count, offset)
-                          : a->ops->write (a, buf, count, offset);
-    if (r == 0 && fua)
-      r = array_flush (a);
-    array_end_write (a, first, last);
-  }
-  retired_exit (&a->retired, ticket);
-  request_leave (a);
-  return request_end (a, started_ns, r);
-}
-
-/* Write data; with fua, the members are flushed before it returns. */
-int
-raid_write (struct raid_array *a, const void *buf, uint64_t count,
-            uint64_t offset, bool fua)
-{
-  return write_or_zero (a, buf, count, offset, fua);
-}
-
-int
-raid_zero (struct raid_array *a, uint64_t count, uint64_t offset, bool fua)
-{
-  return write_or_zero (a, NULL, count, offset, fua);
-}
-
-/* Flush every device that holds data: the active roles and any device
- * being rebuilt, once the behind-writes made so far have landed on the
- * write-mostly copies.  A member whose flush fails is failed. */
-int
-raid_flush (struct raid_array *a)
-{
-  int r;
-
-  request_enter (a);
-  r = array_flush (a);
-  request_leave (a);
-  return r;
-}
-
 int
 array_flush (struct raid_array *a)
 {
@@ -702,85 +519,4 @@ array_member_hole (struct raid_array *a, unsigned m, uint64_t off,
   const struct raid_slot *s = array_slot (a, m);
 
   return s->io->ops->is_hole (s->io, len, s->data_offset_bytes + off) == 1;
-}
-
-/* At most this many units are examined per call; the client asks again
- * for the rest. */
-#define EXTENT_UNITS_PER_CALL 4096
-
-/* Ask each unit's member whether it is a hole and report runs of the
- * same kind to fn, up to EXTENT_UNITS_PER_CALL units. */
-static int
-extents (struct raid_array *a, uint64_t count, uint64_t offset,
-         raid_extent_fn fn, void *opaque)
-{
-  const uint64_t U = a->geo.unit_bytes;
-  uint64_t run_start = offset, run_len = 0, units = 0;
-  struct member_set mute = { { 0 } };
-  bool run_hole = false;
-
-  while (count > 0 && units++ < EXTENT_UNITS_PER_CALL) {
-    uint64_t within = offset % U, len = U - within, moff;
-    struct member *m;
-    unsigned member;
-    int hole;
-
-    if (len > count)
-      len = count;
-    /* A unit whose member is gone may hold data: say so.  So may one
-     * whose write-mostly copy has writes still behind over it, or whose
-     * stripe has writes in the write-back cache. */
-    a->ops->locate (a, offset / U, &member, &moff);
-    m = a->slots[member].io;
-    hole = slot_state (&a->slots[member]) != SLOT_ACTIVE ||
-      member_set_has (&mute, member) ||
-      ((a->slots[member].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY) &&
-       behind_pending (a, offset, len)) ||
-      (a->journal.cache.on &&
-       journal_cache_holds (&a->journal.cache,
-                            offset / a->journal.cache.stripe_bytes)) ? 0
-      : m->ops->is_hole (m, len,
-                         a->slots[member].data_offset_bytes + moff + within);
-    /* A member that cannot say has data there, and is not asked again
-     * in this call (an NBD member that is down takes its timeout to
-     * say so): the client reads it, and meets the error if any. */
-    if (hole == -1) {
-      array_log (a, RAID_LOG_ERROR, "array %s: member %u (%s): block "
-                 "status at %" PRIu64 ": %s", a->name, member, m->name,
-                 a->slots[member].data_offset_bytes + moff + within,
-                 strerror (errno));
-      member_set_add (&mute, member);
-      hole = 0;
-    }
-    if (run_len > 0 && (bool) hole != run_hole) {
-      if (fn (opaque, run_start, run_len, run_hole) == -1)
-        return -1;
-      run_start = offset;
-      run_len = 0;
-    }
-    run_hole = hole;
-    run_len += len;
-    offset += len;
-    count -= len;
-  }
-  return fn (opaque, run_start, run_len, run_hole);
-}
-
-int
-raid_extents (struct raid_array *a, uint64_t count, uint64_t offset,
-              raid_extent_fn fn, void *opaque)
-{
-  unsigned ticket;
-  int r;
-
-  if (check_range (a, count, offset))
-    return -1;
-  request_enter (a);
-  ticket = retired_enter (&a->retired);
-  /* A reshape moves the data: every byte may hold some. */
-  r = a->reshape.active ? fn (opaque, offset, count, false)
-                        : extents (a, count, offset, fn, opaque);
-  retired_exit (&a->retired, ticket);
-  request_leave (a);
-  return r;
 }

@@ -7,6 +7,7 @@
 #include "bitmap.h"
 #include "io-batch.h"
 #include "iopool.h"
+#include "read-ahead.h"
 #include "journal.h"
 #include "member-set.h"
 #include "member.h"
@@ -194,6 +195,10 @@ struct raid_array {
   uint64_t last_unlocated;
   uint64_t last_work_bytes;     /* of the last resync or recovery */
   struct iopool *pool;
+  /* Sequential readers' windows (read-ahead.h); read_ahead_bytes is
+   * the config's, RAID_READ_AHEAD_AUTO for the default. */
+  uint64_t read_ahead_bytes;
+  struct read_ahead ra;
   struct stripe_locks locks;
   struct raid_requests requests;        /* atomic: array_requests reads it */
   /* Multi-host protection (multihost.c): our owner record, written
@@ -218,6 +223,12 @@ struct raid_array {
  * (failed, or recovering and the op reaches above the rebuilt part)
  * fails with ENODEV.  Returns the number of ops that failed. */
 size_t array_run (struct raid_array *a, struct io_batch *b);
+/* Does m wait on a device or the network (NBD, direct), or, for a
+ * nested array, do any of its members? */
+bool array_member_waits (const struct member *m);
+/* Set up and start read-ahead (requests.c), as the config and the
+ * members say.  0, or -1 with errno set. */
+int array_read_ahead_start (struct raid_array *a);
 /* Is [off, off+len) of member m's data area known to be a hole
  * (member_ops is_hole)?  An error answers no: the caller then reads
  * it, and meets the error there. */

@@ -20,6 +20,7 @@ noinst_LTLIBRARIES += %reldir%/libarray.la
 	%reldir%/multihost.c \
 	%reldir%/ppl.c %reldir%/ppl.h \
 	%reldir%/ppl-write.c \
+	%reldir%/requests.c \
 	%reldir%/reshape-copies.c \
 	%reldir%/reshape-io.c %reldir%/reshape.h \
 	%reldir%/write-behind.c %reldir%/write-behind.h

@@ -167,6 +167,8 @@ taken_over (struct raid_array *a, const struct owner_record *seen,
       __atomic_store_n (&a->readonly, true, __ATOMIC_SEQ_CST);
       a->claimed = false;
       a->owner_lost = true;
+      /* Its writes change the members under any window read before. */
+      read_ahead_stop (&a->ra);
       describe (&seen[m], who, sizeof who);
       array_log (a, RAID_LOG_ERROR, "array %s: taken over by %s (its "
                  "record on member %u, %s): this server writes nothing "

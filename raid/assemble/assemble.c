@@ -444,6 +444,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     goto fail;
   }
   a->heartbeat_ms = cfg->heartbeat_ms;
+  a->read_ahead_bytes = cfg->read_ahead_bytes;
   if (array_claim (a, opts->force, err, errlen) == -1
       || assemble_consistency (a, cfg, ref, opts, err, errlen) == -1)
     goto fail;
@@ -510,6 +511,8 @@ raid_close (struct raid_array *a)
     array_mark_clean (a);
   }
   array_release (a);
+  /* Its fills run in the pool; the heartbeat, stopped now, may stop it. */
+  read_ahead_free (&a->ra);
   iopool_free (a->pool);
   if (a->ops && a->ops->teardown)
     a->ops->teardown (a);

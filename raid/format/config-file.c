@@ -257,6 +257,14 @@ set_array_key (struct parse_state *st, const char *name, const char *value)
     free (cfg->controllers);
     cfg->controllers = strdup (value);
   }
+  else if (strcmp (name, "read-ahead") == 0) {
+    if (strcmp (value, "off") == 0)
+      cfg->read_ahead_bytes = 0;
+    else if (raid_parse_size (value, &cfg->read_ahead_bytes) == -1 ||
+             cfg->read_ahead_bytes > RAID_READ_AHEAD_MAX)
+      return config_fail (st, "read-ahead '%s' is not off or a size up to 1G",
+                          value);
+  }
   else if (strcmp (name, "nbd-connections") == 0)
     return parse_count (st, name, value, 1, 64, &cfg->nbd_connections);
   else if (strcmp (name, "nbd-timeout") == 0)
@@ -292,7 +300,7 @@ top_only (const char *name)
     "socket", "controllers", "direct", "speed-min", "speed-max",
     "state-dir", "check-interval", "check-budget",
     "nbd-connections", "nbd-timeout", "nbd-connect-timeout", "auto-readd",
-    "spare-group", "heartbeat",
+    "spare-group", "heartbeat", "read-ahead",
   };
   size_t i;
 
@@ -623,6 +631,7 @@ raid_config_load (const char *file, struct raid_config *cfg, char *err,
   cfg->speed_min = 10 * 1024 * 1024;
   cfg->bitmap = true;
   cfg->heartbeat_ms = RAID_HEARTBEAT_MS;
+  cfg->read_ahead_bytes = RAID_READ_AHEAD_AUTO;
   cfg->file = strdup (file);
   abs = realpath (file, NULL);
   st.fp = fopen (file, "re");

@@ -62,6 +62,7 @@ check_full (void)
                            "nbd-connect-timeout = 3\n"
                            "check-interval = 1d\ncheck-budget = 2h\n"
                            "state-dir = state\nheartbeat = 250ms\n"
+                           "read-ahead = 16M\n"
                            "[members]\nmember = a.img controller=c0\n"
                            "member = b.img controller=c1\n"
                            "member = nbd://host/x controller=c0\n"
@@ -77,7 +78,7 @@ check_full (void)
       cfg.speed_min != 5 << 20 || cfg.speed_max != 1 << 30 ||
       cfg.nbd_connections != 8 || cfg.nbd_timeout_s != 7 ||
       cfg.nbd_connect_timeout_s != 3 || cfg.nmembers != 4 ||
-      cfg.heartbeat_ms != 250 ||
+      cfg.heartbeat_ms != 250 || cfg.read_ahead_bytes != 16 << 20 ||
       cfg.nspares != 1 || strcmp (cfg.members[2].path, "nbd://host/x") ||
       strcmp (cfg.members[0].controller, "c0") || cfg.members[3].controller ||
       !strstr (cfg.socket, "/ctl.sock") || cfg.members[0].path[0] != '/' ||
@@ -400,6 +401,10 @@ main (void)
                 "100ms to 60s");
   expect_error ("[array]\nlevel = 1\nheartbeat = never\n" MEMBERS,
                 "t.conf:3: heartbeat 'never' is not off");
+  expect_error ("[array]\nlevel = 1\nread-ahead = 2G\n" MEMBERS,
+                "t.conf:3: read-ahead '2G' is not off or a size up to 1G");
+  expect_error ("[array]\nlevel = 1\nread-ahead = lots\n" MEMBERS,
+                "t.conf:3: read-ahead 'lots' is not off");
   expect_error ("[array]\nlevel = 1\ncheck-interval = 1500ms\n" MEMBERS,
                 "t.conf:3: check-interval '1500ms' is not a duration");
   expect_error ("[array]\nlevel = 1\ncheck-budget = 10q\n" MEMBERS,

@@ -31,6 +31,11 @@
 #define RAID_NBD_CONNECT_TIMEOUT_S 10
 /* The most a member operation may take once the server is stopping. */
 #define RAID_STOP_TIMEOUT_S 5
+/* read-ahead when the config does not set it: this much where a member
+ * waits (NBD, direct), none on the page cache, which reads ahead. */
+#define RAID_READ_AHEAD_AUTO UINT64_MAX
+#define RAID_READ_AHEAD_BYTES (8 * 1024 * 1024)
+#define RAID_READ_AHEAD_MAX (1024 * 1024 * 1024)
 
 /* A member line of "missing" (mdadm's word) keeps a role that no
  * device holds: nbdraid remove writes it in place of a member's path,
@@ -105,6 +110,8 @@ struct raid_config {
   uint64_t scrub_fail_after;
   /* Multi-host protection: the owner record's heartbeat (0: none). */
   uint64_t heartbeat_ms;
+  /* Bytes read ahead of a sequential reader (0: none). */
+  uint64_t read_ahead_bytes;
   unsigned nbd_connections;
   unsigned nbd_timeout_s;
   unsigned nbd_connect_timeout_s;
@@ -418,6 +425,9 @@ struct raid_requests {
   uint64_t zeroes, zero_bytes;
   uint64_t failed;              /* of them, those that returned -1 */
   uint64_t busy_ns;             /* their time from entry to return, summed */
+  /* Reads served from read-ahead windows, and the bytes the windows
+   * read from the array. */
+  uint64_t read_ahead_hits, read_ahead_bytes;
 };
 
 /* The picture `nbdraid status` draws. */

@@ -238,10 +238,13 @@ status_json (FILE *fp, const struct raid_status *st, uint64_t speed,
            ", \"requests\": {\"reads\": %" PRIu64 ", \"read_bytes\": %" PRIu64
            ", \"writes\": %" PRIu64 ", \"write_bytes\": %" PRIu64
            ", \"zeroes\": %" PRIu64 ", \"zero_bytes\": %" PRIu64
-           ", \"failed\": %" PRIu64 ", \"busy_ns\": %" PRIu64 "}",
+           ", \"failed\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+           ", \"read_ahead_hits\": %" PRIu64
+           ", \"read_ahead_bytes\": %" PRIu64 "}",
            st->requests.reads, st->requests.read_bytes, st->requests.writes,
            st->requests.write_bytes, st->requests.zeroes,
-           st->requests.zero_bytes, st->requests.failed, st->requests.busy_ns);
+           st->requests.zero_bytes, st->requests.failed, st->requests.busy_ns,
+           st->requests.read_ahead_hits, st->requests.read_ahead_bytes);
 }
 
 /* An array's status, then its nested arrays' ("arrays" in JSON), then
