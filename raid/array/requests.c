@@ -140,34 +140,44 @@ fill_window (void *ctx, void *buf, uint64_t len, uint64_t off,
   return r;
 }
 
-/* Read-ahead windows: whole stripes, whole turns of the parity's
- * rotation where those fit in WINDOW_MAX (a member then reads its run
- * of data chunks between its parity chunks in one piece). */
+/* Read-ahead windows: whole turns of the parity's rotation where they
+ * fit in WINDOW_MAX (a member then reads its run of data chunks
+ * between its parity chunks in one piece), else whole stripes, else
+ * whole chunks: a 16-member array's stripe of 7.5 MiB made windows so
+ * large that a dozen readers' own ones did not fit in the memory. */
 #define WINDOW_MAX (4 * 1024 * 1024)
 static uint64_t
 window_bytes (const struct raid_array *a)
 {
-  const uint64_t stripe = a->geo.unit_bytes * a->geo.data_members;
+  const uint64_t unit = a->geo.unit_bytes;
+  const uint64_t stripe = unit * a->geo.data_members;
   const uint64_t turn = stripe * a->geo.members;
 
   if (turn <= WINDOW_MAX)
     return turn * (WINDOW_MAX / turn);
-  return stripe <= WINDOW_MAX ? stripe * (WINDOW_MAX / stripe) : stripe;
+  if (stripe <= WINDOW_MAX)
+    return stripe * (WINDOW_MAX / stripe);
+  return unit <= WINDOW_MAX ? unit * (WINDOW_MAX / unit) : unit;
 }
 
-/* The config's read-ahead, or the default: some where a member waits
- * on a device or the network, none where every one is the page
- * cache's (which reads ahead itself; a window would be a copy more). */
+/* The config's read-ahead, or the default where a member waits on a
+ * device or the network: RAID_READ_AHEAD_BYTES, or two stripes if
+ * more (md sets a RAID5's read-ahead to two stripes at least: a wide
+ * array's stream then keeps every member busy); none where every
+ * member is the page cache's, which reads ahead itself (a window
+ * would be a copy more). */
 static uint64_t
 read_ahead_bytes (const struct raid_array *a)
 {
+  const uint64_t stripes = 2 * a->geo.unit_bytes * a->geo.data_members;
   unsigned i;
 
   if (a->read_ahead_bytes != RAID_READ_AHEAD_AUTO)
     return a->read_ahead_bytes;
   for (i = 0; i < a->geo.members; i++)
     if (a->slots[i].io && array_member_waits (a->slots[i].io))
-      return RAID_READ_AHEAD_BYTES;
+      return stripes > RAID_READ_AHEAD_BYTES ? stripes
+                                             : RAID_READ_AHEAD_BYTES;
   return 0;
 }
 

@@ -4,11 +4,11 @@
  * word; a write bumps the version of the blocks it covers.  The cases:
  * a read that continues no stream is not served; a stream is, from
  * windows read whole and ahead of it; a write into a window read ahead
- * is seen by the next read; a window whose fill a write overlapped is
- * dropped, not served (a window stale from the start would be); and
- * readers streaming beside writers, with the fill threads running,
- * never see a block older than its last write answered before the
- * read began.
+ * is seen by the next read; once stopped (the array taken over), none
+ * is served; a window whose fill a write overlapped is dropped, not
+ * served; and readers streaming beside writers, with the fill threads
+ * running, never see a block older than its last write answered
+ * before the read began.
  */
 #include <config.h>
 
@@ -203,6 +203,12 @@ check_off_and_streams (void)
          client_read (buf, sizeof buf, 448 * 1024) &&
          current (buf, sizeof buf, 448 * 1024),
          "a write into a window read ahead is seen by the stream");
+
+  /* Another server took the array over. */
+  read_ahead_stop (&RA);
+  CHECK (!client_read (buf, sizeof buf, 512 * 1024) &&
+         !client_read (buf, sizeof buf, 448 * 1024),
+         "once stopped, no read is served, in a stream or a window");
   read_ahead_free (&RA);
 }
 
