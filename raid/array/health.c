@@ -134,6 +134,10 @@ take_out (struct raid_array *a, unsigned m, const char *why)
   spare = slot_state (s) == SLOT_RECOVERING;
   if (!mark_faulty (s))
     return false;
+  /* What is read from now on comes from the members the array has
+   * left (the degraded path, the far copy alone), not from windows
+   * read while it had this one. */
+  read_ahead_forget (&a->ra, UINT64_MAX, 0);
   snprintf (s->why, sizeof s->why, "%s", why);
   array_record_faulty (a, m);
   array_unavailable (a, &gone);
