@@ -122,7 +122,7 @@ level_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
  * but gives up rather than waits at it: a reader inside may be waiting
  * for this window, and a level change for that reader. */
 static int
-fill_window (void *ctx, void *buf, uint64_t len, uint64_t off,
+read_window (void *ctx, void *buf, uint64_t len, uint64_t off,
              bool background)
 {
   struct raid_array *a = ctx;
@@ -188,7 +188,7 @@ int
 array_read_ahead_start (struct raid_array *a)
 {
   if (read_ahead_init (&a->ra, window_bytes (a), read_ahead_bytes (a),
-                       READ_AHEAD_MEMORY, fill_window, a) == -1)
+                       READ_AHEAD_MEMORY, read_window, a) == -1)
     return -1;
   if (read_ahead_start (&a->ra) == -1) {
     read_ahead_free (&a->ra);
