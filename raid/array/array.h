@@ -17,6 +17,7 @@
 #include "reshape.h"
 #include "retired.h"
 #include "scratch.h"
+#include "range-lock.h"
 #include "stripe-lock.h"
 #include "superblock.h"
 #include "write-behind.h"
@@ -200,6 +201,7 @@ struct raid_array {
   uint64_t read_ahead_bytes;
   struct read_ahead ra;
   struct stripe_locks locks;
+  struct range_lock write_ranges;       /* the copies family's writes */
   struct raid_requests requests;        /* atomic: array_requests reads it */
   /* Multi-host protection (multihost.c): our owner record, written
    * beside the superblocks every heartbeat_ms (0: never) while

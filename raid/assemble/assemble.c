@@ -374,6 +374,7 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
     return NULL;
   }
   stripe_locks_init (&a->locks);
+  range_lock_init (&a->write_ranges);
   pthread_mutex_init (&a->sb_lock, NULL);
   pthread_rwlock_init (&a->reshape.lock, NULL);
   pthread_mutex_init (&a->reshape.busy_mutex, NULL);
@@ -519,6 +520,7 @@ raid_close (struct raid_array *a)
   if (a->reshape.active)
     reshape_codes_free (a);
   stripe_locks_destroy (&a->locks);
+  range_lock_destroy (&a->write_ranges);
   pthread_mutex_destroy (&a->sb_lock);
   bitmap_free (&a->bitmap);
   ppl_close (a);

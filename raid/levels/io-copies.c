@@ -256,6 +256,41 @@ reads_write_mostly (const struct raid_array *a, const struct io_batch *b)
   return false;
 }
 
+/* Rewrite the copies a read found bad (fix) from the good ones.  The
+ * read held its units shared, as writes do: one may have changed the
+ * range since, so it is read again from the good copies with the
+ * units held alone before it is rewritten, else the rewrite could put
+ * old data on one copy and leave new on the others.  Returns with the
+ * units held shared again, as the read took them. */
+static int
+reread_and_repair (struct raid_array *a, uint8_t *buf, uint64_t count,
+                   uint64_t offset, const struct member_set *bad,
+                   struct io_batch *fix, uint64_t first, uint64_t last)
+{
+  struct members_view v;
+  struct io_batch b;
+  int r = -1;
+
+  io_batch_init (&b);
+  array_unlock_units (a, first, last);
+  array_lock_units (a, first, last, true);
+  array_view (a, &v);
+  if (plan_reads (a, buf, count, offset, &v, bad, &b) == 0) {
+    if (reads_write_mostly (a, &b))
+      behind_wait_range (a, offset, count);
+    if (array_run (a, &b) == 0) {
+      array_run (a, fix);
+      r = array_settle_repairs (a, fix);
+    }
+    else
+      errno = EIO;
+  }
+  array_unlock_units (a, first, last);
+  array_lock_units (a, first, last, false);
+  io_batch_free (&b);
+  return r;
+}
+
 /* The read op: each unit from one usable copy; a range that fails to
  * read is read from another copy and rewritten from it.  A write-mostly
  * copy is read only once the behind-writes over the range have landed
@@ -288,10 +323,8 @@ copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
   }
   /* buf now holds the right bytes for every range that failed. */
   r = 0;
-  if (fix.n) {
-    array_run (a, &fix);
-    r = array_settle_repairs (a, &fix);
-  }
+  if (fix.n)
+    r = reread_and_repair (a, buf, count, offset, &bad, &fix, first, last);
  out:
   array_unlock_units (a, first, last);
   io_batch_free (&b);
@@ -328,12 +361,16 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
   struct member_set none = { { 0 } };
   struct members_view v;
   struct behind_write *w = NULL;
+  struct range_held held;
   struct io_batch b;
   bool uncovered = false;       /* a unit only a write-mostly copy takes */
   int r = -1;
 
   io_batch_init (&b);
-  array_lock_units (a, first, last, true);
+  /* Shared: the jobs that copy units hold them alone; among writes,
+   * only overlapping ones wait (range-lock.h). */
+  array_lock_units (a, first, last, false);
+  range_lock (&a->write_ranges, &held, offset, count);
   array_view (a, &v);
   if (behind_on (a) && !(w = behind_prepare (a, buf, offset, count)))
     goto out;
@@ -371,6 +408,7 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
     r = array_check_alive (a);
   }
  out:
+  range_unlock (&a->write_ranges, &held);
   array_unlock_units (a, first, last);
   behind_discard (w);
   io_batch_free (&b);
