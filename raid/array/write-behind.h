@@ -99,7 +99,8 @@ void behind_wait_upto (struct raid_array *a, uint64_t seq);
 /* Wait until every behind-write queued so far has landed (a flush). */
 void behind_drain (struct raid_array *a);
 /* Wait until no behind-write overlapping array bytes [off, off+len) is
- * outstanding.  The caller holds those units' locks, so none comes. */
+ * outstanding.  The caller holds those units alone (writes hold them
+ * shared), so none comes. */
 void behind_wait_range (struct raid_array *a, uint64_t off, uint64_t len);
 /* For status: the limit (0: off), the behind-writes outstanding and
  * what they count against the limit. */

@@ -256,37 +256,54 @@ reads_write_mostly (const struct raid_array *a, const struct io_batch *b)
   return false;
 }
 
-/* Rewrite the copies a read found bad (fix) from the good ones.  The
- * read held its units shared, as writes do: one may have changed the
- * range since, so it is read again from the good copies with the
- * units held alone before it is rewritten, else the rewrite could put
- * old data on one copy and leave new on the others.  Returns with the
- * units held shared again, as the read took them. */
+/* Read [offset, offset + count) with its units held shared (as writes
+ * hold them) or alone: 0, -1, or 1 if the read must be made again with
+ * them held alone.  Held shared, a write may change the range between
+ * the read and the rewrite of a copy found bad (old data back on that
+ * copy beside new on the others), or keep queueing behind-writes for a
+ * read of a write-mostly copy to wait for: held alone, no write comes
+ * meanwhile.  The failures found (bad, repair, fix) carry over to the
+ * read made again, which reads the copies found bad no more. */
 static int
-reread_and_repair (struct raid_array *a, uint8_t *buf, uint64_t count,
-                   uint64_t offset, const struct member_set *bad,
-                   struct io_batch *fix, uint64_t first, uint64_t last)
+read_held (struct raid_array *a, uint8_t *buf, uint64_t count,
+           uint64_t offset, bool alone, struct member_set *bad,
+           struct member_set *repair, struct io_batch *fix)
 {
+  uint64_t first = offset / a->geo.unit_bytes;
+  uint64_t last = (offset + count - 1) / a->geo.unit_bytes;
   struct members_view v;
   struct io_batch b;
   int r = -1;
 
   io_batch_init (&b);
-  array_unlock_units (a, first, last);
-  array_lock_units (a, first, last, true);
+  array_lock_units (a, first, last, alone);
   array_view (a, &v);
-  if (plan_reads (a, buf, count, offset, &v, bad, &b) == 0) {
-    if (reads_write_mostly (a, &b))
+  for (;;) {
+    io_batch_reset (&b);
+    if (plan_reads (a, buf, count, offset, &v, bad, &b))
+      goto out;
+    if (reads_write_mostly (a, &b)) {
+      if (!alone) {
+        r = 1;
+        goto out;
+      }
       behind_wait_range (a, offset, count);
-    if (array_run (a, &b) == 0) {
-      array_run (a, fix);
-      r = array_settle_repairs (a, fix);
     }
-    else
-      errno = EIO;
+    if (array_run (a, &b) == 0)
+      break;
+    if (array_reads_failed (a, &b, bad, repair, fix))
+      goto out;
   }
+  /* buf now holds the right bytes for every range that failed. */
+  r = 0;
+  if (fix->n && !alone)
+    r = 1;
+  else if (fix->n) {
+    array_run (a, fix);
+    r = array_settle_repairs (a, fix);
+  }
+ out:
   array_unlock_units (a, first, last);
-  array_lock_units (a, first, last, false);
   io_batch_free (&b);
   return r;
 }
@@ -299,35 +316,14 @@ static int
 copies_read (struct raid_array *a, uint8_t *buf, uint64_t count,
              uint64_t offset)
 {
-  uint64_t first = offset / a->geo.unit_bytes;
-  uint64_t last = (offset + count - 1) / a->geo.unit_bytes;
   struct member_set bad = { { 0 } }, repair = { { 0 } };
-  struct members_view v;
-  struct io_batch b, fix;
-  int r = -1;
+  struct io_batch fix;
+  int r;
 
-  io_batch_init (&b);
   io_batch_init (&fix);
-  array_lock_units (a, first, last, false);
-  array_view (a, &v);
-  for (;;) {
-    io_batch_reset (&b);
-    if (plan_reads (a, buf, count, offset, &v, &bad, &b))
-      goto out;
-    if (reads_write_mostly (a, &b))
-      behind_wait_range (a, offset, count);
-    if (array_run (a, &b) == 0)
-      break;
-    if (array_reads_failed (a, &b, &bad, &repair, &fix))
-      goto out;
-  }
-  /* buf now holds the right bytes for every range that failed. */
-  r = 0;
-  if (fix.n)
-    r = reread_and_repair (a, buf, count, offset, &bad, &fix, first, last);
- out:
-  array_unlock_units (a, first, last);
-  io_batch_free (&b);
+  r = read_held (a, buf, count, offset, false, &bad, &repair, &fix);
+  if (r == 1)
+    r = read_held (a, buf, count, offset, true, &bad, &repair, &fix);
   io_batch_free (&fix);
   return r;
 }

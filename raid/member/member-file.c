@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct file_member {
   bool direct;
   int held;                     /* device_lock: -1 none, 0 read, 1 write */
   struct hole_memo known;       /* the last SEEK_DATA answer */
+  pthread_mutex_t partial;      /* O_DIRECT: partial blocks, one at a time */
 };
 
 /* The file backend's own state of member m. */
@@ -135,16 +137,20 @@ write_at (struct member *m, const void *buf, size_t len, uint64_t off)
 
   if (!f->direct || direct_ok (buf, len, off))
     return full_pwrite (f->fd, buf, len, off);
-  /* Read-modify-write of the partial blocks; the caller's stripe lock
-   * keeps other writers out of them. */
+  /* Read-modify-write of the partial blocks.  Writes that overlap
+   * never run at once (stripe and range locks), but two that share a
+   * block without overlapping may (RAID0/1/10, range-lock.h), and each
+   * would write the other's old bytes back: they take turns. */
   b = bounce_alloc (len, off, &b_off, &b_len);
   if (!b)
     return -1;
+  pthread_mutex_lock (&f->partial);
   r = full_pread (f->fd, b, b_len, b_off);
   if (r == 0) {
     memcpy (b + (off - b_off), buf, len);
     r = full_pwrite (f->fd, b, b_len, b_off);
   }
+  pthread_mutex_unlock (&f->partial);
   free (b);
   return r;
 }
@@ -274,6 +280,7 @@ file_close (struct member *m)
   if (priv (m)->held != -1)
     device_lock_drop (m->identity, priv (m)->held);
   hole_memo_destroy (&priv (m)->known);
+  pthread_mutex_destroy (&priv (m)->partial);
   free (m->priv);
   free (m->name);
   free (m);
@@ -346,6 +353,7 @@ member_file_open (const char *path, const struct member_open_options *opts,
   f->fd = fd;
   f->direct = opts->direct;
   hole_memo_init (&f->known);
+  pthread_mutex_init (&f->partial, NULL);
   m->waits = opts->direct;
   m->ops = &file_ops;
   m->priv = f;
