@@ -20,7 +20,8 @@ n=4
 [ "${grow%% *}" = --raid-devices ] && n=5
 new_array r5 5 left-symmetric 64K 4 16M --assume-clean
 dir=$T/r5
-printf 'speed-min = 4M\nspeed-max = 4M\n' > "$T/speed"
+# heartbeat: each restart waits five of the killed server's beats.
+printf 'speed-min = 4M\nspeed-max = 4M\nheartbeat = 100ms\n' > "$T/speed"
 sed -i "/^\[array\]/r $T/speed" "$conf"
 start_server "$conf"
 size=$(export_size)

@@ -15,7 +15,8 @@ truncate -s 32M "$T/w/d0.img" "$T/w/d1.img"
 start_member far "$T/w/d1.img" --filter=delay -- wdelay=20ms
 conf=$T/w/a.conf
 write_config "$conf" 1 - - "$T/w/d0.img" "$member_uri write-mostly"
-sed -i '/^\[array\]/a write-behind = 256\nbitmap-chunk = 256K' "$conf"
+# heartbeat: each restart waits five of the killed server's beats.
+sed -i '/^\[array\]/a write-behind = 256\nbitmap-chunk = 256K\nheartbeat = 100ms' "$conf"
 "$NBDRAID" create --assume-clean "$conf" 2>> "$T/create.log" ||
   die "create: $(cat "$T/create.log")"
 
