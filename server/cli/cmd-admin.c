@@ -195,10 +195,10 @@ exchange (struct request *rq)
     fprintf (stderr, "nbdraid: %s", line + 4);
   else if (strcmp (line, "OK\n") == 0) {
     status = 0;
-    while (getline (&line, &len, in) != -1) {
+    /* stdout stays buffered: the answer leaves in one write, so a
+     * reader that stops early (grep -q) does not kill us with SIGPIPE. */
+    while (getline (&line, &len, in) != -1)
       fputs (line, stdout);
-      fflush (stdout);
-    }
   }
   else
     fprintf (stderr, "nbdraid: unexpected answer: %s", line);
