@@ -10,7 +10,7 @@ range_lock_init (struct range_lock *l)
 {
   pthread_mutex_init (&l->lock, NULL);
   pthread_cond_init (&l->freed, NULL);
-  l->held = NULL;
+  l->queue = NULL;
 }
 
 void
@@ -20,13 +20,14 @@ range_lock_destroy (struct range_lock *l)
   pthread_mutex_destroy (&l->lock);
 }
 
+/* Does a range asked for before h overlap it? */
 static bool
-overlaps_held (const struct range_lock *l, uint64_t off, uint64_t end)
+overlaps_earlier (const struct range_lock *l, const struct range_held *h)
 {
-  const struct range_held *h;
+  const struct range_held *e;
 
-  for (h = l->held; h; h = h->next)
-    if (h->off < end && off < h->end)
+  for (e = l->queue; e != h; e = e->next)
+    if (e->off < h->end && h->off < e->end)
       return true;
   return false;
 }
@@ -35,13 +36,17 @@ void
 range_lock (struct range_lock *l, struct range_held *h, uint64_t off,
             uint64_t len)
 {
+  struct range_held **p;
+
   h->off = off;
   h->end = off + len;
+  h->next = NULL;
   pthread_mutex_lock (&l->lock);
-  while (overlaps_held (l, h->off, h->end))
+  for (p = &l->queue; *p; p = &(*p)->next)
+    ;
+  *p = h;
+  while (overlaps_earlier (l, h))
     pthread_cond_wait (&l->freed, &l->lock);
-  h->next = l->held;
-  l->held = h;
   pthread_mutex_unlock (&l->lock);
 }
 
@@ -51,7 +56,7 @@ range_unlock (struct range_lock *l, struct range_held *h)
   struct range_held **p;
 
   pthread_mutex_lock (&l->lock);
-  for (p = &l->held; *p != h; p = &(*p)->next)
+  for (p = &l->queue; *p != h; p = &(*p)->next)
     ;
   *p = h->next;
   pthread_cond_broadcast (&l->freed);

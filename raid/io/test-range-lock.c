@@ -1,8 +1,10 @@
 /* nbdraid: byte-range locks (range-lock.h).
  *
  * Ranges that only touch are held at once; one overlapping a range
- * held waits until it is released; and threads locking random ranges
- * never hold a byte two at a time (a byte-by-byte owner map says).
+ * held waits until it is released; a range waits behind an earlier one
+ * it overlaps even while that one still waits (no large write starves
+ * behind small ones); and threads locking random ranges never hold a
+ * byte two at a time (a byte-by-byte owner map says).
  */
 #include <config.h>
 
@@ -23,7 +25,7 @@ static struct range_lock lock;
 
 struct waiter {
   uint64_t off, len;
-  bool got;
+  bool got, release;            /* release: may let go (hold_until_told) */
   pthread_t thread;
 };
 
@@ -73,6 +75,75 @@ test_beside_and_over (void)
     fail ("[8191, +1) got the lock while [0, 8192) was held");
 }
 
+static void *
+hold_until_told (void *arg)
+{
+  struct waiter *w = arg;
+  struct range_held h;
+
+  range_lock (&lock, &h, w->off, w->len);
+  __atomic_store_n (&w->got, true, __ATOMIC_SEQ_CST);
+  while (!__atomic_load_n (&w->release, __ATOMIC_SEQ_CST))
+    usleep (1000);
+  range_unlock (&lock, &h);
+  return NULL;
+}
+
+static unsigned
+queued (void)
+{
+  const struct range_held *e;
+  unsigned n = 0;
+
+  pthread_mutex_lock (&lock.lock);
+  for (e = lock.queue; e; e = e->next)
+    n++;
+  pthread_mutex_unlock (&lock.lock);
+  return n;
+}
+
+/* Poll for up to a second until *flag is set or n ranges are queued. */
+static void
+wait_for (const bool *flag, unsigned n)
+{
+  int i;
+
+  for (i = 0; i < 1000 && !__atomic_load_n (flag, __ATOMIC_SEQ_CST) &&
+       queued () < n; i++)
+    usleep (1000);
+}
+
+/* [0, 4096) held; big asks for [0, 1M) and waits; small asks for
+ * [8192, +4096), beside what is held but inside big: small must wait
+ * for big, as a stream of such small writes would starve big. */
+static void
+test_first_come_first_served (void)
+{
+  struct waiter big = { .off = 0, .len = 1 << 20 };
+  struct waiter small = { .off = 8192, .len = 4096 };
+  struct range_held h;
+
+  range_lock (&lock, &h, 0, 4096);
+  pthread_create (&big.thread, NULL, hold_until_told, &big);
+  wait_for (&big.got, 2);
+  pthread_create (&small.thread, NULL, take_and_release, &small);
+  wait_for (&small.got, 3);
+  if (__atomic_load_n (&small.got, __ATOMIC_SEQ_CST))
+    fail ("[8192, +4096) got the lock ahead of [0, 1M), which asked first");
+  range_unlock (&lock, &h);
+  wait_for (&big.got, 99);
+  if (!__atomic_load_n (&big.got, __ATOMIC_SEQ_CST))
+    fail ("[0, 1M) did not get the lock once [0, 4096) was released");
+  usleep (20000);
+  if (__atomic_load_n (&small.got, __ATOMIC_SEQ_CST))
+    fail ("[8192, +4096) got the lock while [0, 1M) held it");
+  __atomic_store_n (&big.release, true, __ATOMIC_SEQ_CST);
+  pthread_join (big.thread, NULL);
+  pthread_join (small.thread, NULL);
+  if (!small.got)
+    fail ("[8192, +4096) never got the lock");
+}
+
 /* Who holds each byte now: 0 for nobody, else a thread's number. */
 static unsigned owner[SPACE];
 
@@ -119,6 +190,7 @@ main (void)
 {
   range_lock_init (&lock);
   test_beside_and_over ();
+  test_first_come_first_served ();
   test_stress ();
   range_lock_destroy (&lock);
   return failures ? 1 : 0;
