@@ -5,24 +5,19 @@
  * read-latency.c for which copies are slow).  No parity, so
  * zeroing is a member zero (hole punch) on every copy.  Where a read
  * fails, the other copies are read instead and the failed range is
- * rewritten from them (md's read-error repair).
+ * rewritten from them (md's read-error repair).  Resync and check are
+ * scrub-copies.c's, a member's rebuild rebuild-copies.c's.
  */
 #include <config.h>
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "array.h"
+#include "copies.h"
 #include "levels.h"
-#include "parity.h"
 #include "read-latency.h"
-
-/* Bytes of units handled per sync, check or rebuild round: big enough
- * for sequential member I/O, small enough to bound memory. */
-#define WINDOW_BYTES (8 * 1024 * 1024)
 
 /* The setup op: the read latency rule's state, where there are copies
  * to choose from (not RAID0). */
@@ -53,25 +48,10 @@ copies_lock_key (const struct raid_array *a, uint64_t unit)
   return unit;
 }
 
-/* Units in the array, the last one perhaps short (RAID1). */
-static uint64_t
-array_units (const struct raid_array *a)
-{
-  return (a->geo.array_bytes + a->geo.unit_bytes - 1) / a->geo.unit_bytes;
-}
-
-/* Bytes of unit u (the last one may be short, for RAID1). */
-static uint64_t
-unit_len (const struct raid_array *a, uint64_t u)
-{
-  uint64_t left = a->geo.array_bytes - u * a->geo.unit_bytes;
-  return left < a->geo.unit_bytes ? left : a->geo.unit_bytes;
-}
-
 /* May copy p serve bytes up to end_within of its unit: its member not
  * in bad, and usable that far into its data area? */
-static bool
-place_usable (const struct raid_array *a, const struct members_view *v,
+bool
+copies_place_usable (const struct raid_array *a, const struct members_view *v,
               const struct member_set *bad, const struct place *p,
               uint64_t end_within)
 {
@@ -81,8 +61,8 @@ place_usable (const struct raid_array *a, const struct members_view *v,
 
 /* A write-mostly copy (md's WriteMostly1, a far mirror): read only when
  * no other copy can serve. */
-static bool
-write_mostly (const struct raid_array *a, const struct place *p)
+bool
+copies_write_mostly (const struct raid_array *a, const struct place *p)
 {
   return a->slots[p->disk].sb.devflags & RAID_DEVFLAG_WRITE_MOSTLY;
 }
@@ -103,7 +83,7 @@ static unsigned
 read_rank (const struct raid_array *a, const struct read_plan *rp,
            const struct place *p)
 {
-  if (write_mostly (a, p))
+  if (copies_write_mostly (a, p))
     return 3;
   if ((int) p->disk == rp->probe)
     return 0;
@@ -115,8 +95,8 @@ read_rank (const struct raid_array *a, const struct read_plan *rp,
  * write-mostly (md's raid1 sync_request reads one, as write-behind may
  * leave a write-mostly copy behind), else the first usable one.  NULL
  * if none is usable. */
-static const struct place *
-sync_source (const struct raid_array *a, const struct members_view *v,
+const struct place *
+copies_sync_source (const struct raid_array *a, const struct members_view *v,
              const struct member_set *bad, const struct place *places,
              unsigned n, uint64_t end_within)
 {
@@ -124,8 +104,8 @@ sync_source (const struct raid_array *a, const struct members_view *v,
   unsigned c;
 
   for (c = 0; c < n; c++)
-    if (place_usable (a, v, bad, &places[c], end_within)) {
-      if (!write_mostly (a, &places[c]))
+    if (copies_place_usable (a, v, bad, &places[c], end_within)) {
+      if (!copies_write_mostly (a, &places[c]))
         return &places[c];
       if (!wm)
         wm = &places[c];
@@ -173,17 +153,17 @@ pick_copy (const struct raid_array *a, const struct members_view *v,
   unsigned i, rank, best_rank = 0;
 
   if (unit >= __atomic_load_n (&a->resync_front, __ATOMIC_ACQUIRE) &&
-      (best = sync_source (a, v, bad, places, n, end_within)))
+      (best = copies_sync_source (a, v, bad, places, n, end_within)))
     return best;
   for (i = 0; i < n; i++)
     if (rp->load[places[i].disk] > 0
         && places[i].member_unit == rp->next[places[i].disk]
         && read_rank (a, rp, &places[i]) <= 1
-        && place_usable (a, v, bad, &places[i], end_within))
+        && copies_place_usable (a, v, bad, &places[i], end_within))
       return &places[i];
   for (i = 0; i < n; i++) {
     const struct place *p = &places[(rp->turn + i) % n];
-    if (!place_usable (a, v, bad, p, end_within))
+    if (!copies_place_usable (a, v, bad, p, end_within))
       continue;
     rank = read_rank (a, rp, p);
     if (!best || rank < best_rank
@@ -379,8 +359,8 @@ copies_write (struct raid_array *a, const uint8_t *buf, uint64_t count,
     if (len > count - done)
       len = count - done;
     for (i = 0; i < n; i++) {
-      bool behind = w && write_mostly (a, &places[i]);
-      if (!place_usable (a, &v, &none, &places[i], within + len))
+      bool behind = w && copies_write_mostly (a, &places[i]);
+      if (!copies_place_usable (a, &v, &none, &places[i], within + len))
         continue;
       if (view_add_write (&v, behind ? &w->batch : &b,
                           buf ? IO_WRITE : IO_ZERO, places[i].disk,
@@ -423,7 +403,7 @@ copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
 
   for (i = 0; i < n; i++)
     if (slot_state (&a->slots[places[i].disk]) == SLOT_ACTIVE) {
-      if (!write_mostly (a, &places[i])) {
+      if (!copies_write_mostly (a, &places[i])) {
         pick = i;
         break;
       }
@@ -434,374 +414,6 @@ copies_locate (const struct raid_array *a, uint64_t unit, unsigned *member,
     pick = n - 1;
   *member = places[pick].disk;
   *member_off = places[pick].member_unit * a->geo.unit_bytes;
-}
-
-/* The copies family resyncs by unit: the unit holding offset. */
-static uint64_t
-copies_sync_unit_of (const struct raid_array *a, uint64_t offset)
-{
-  return offset / a->geo.unit_bytes;
-}
-
-/* The copies family resyncs every unit of the array. */
-static uint64_t
-copies_sync_units (const struct raid_array *a)
-{
-  return array_units (a);
-}
-
-/* The copy of unit places[] a round reads first and copies over the
- * others (sync_source), or n if none. */
-static unsigned
-first_usable (const struct raid_array *a, const struct members_view *v,
-              const struct place *places, unsigned n, uint64_t len)
-{
-  struct member_set none = { { 0 } };
-  const struct place *p = sync_source (a, v, &none, places, n, len);
-
-  return p ? (unsigned) (p - places) : n;
-}
-
-/* Are all copies of a unit in holes, on members all in use?  Then they
- * agree (zeros): resync and check pass the unit by, and sparse members
- * stay sparse. */
-static bool
-unit_in_holes (struct raid_array *a, const struct place *places,
-               unsigned n, uint64_t len)
-{
-  unsigned c;
-
-  for (c = 0; c < n; c++)
-    if (slot_state (&a->slots[places[c].disk]) != SLOT_ACTIVE ||
-        !array_member_hole (a, places[c].disk,
-                            places[c].member_unit * a->geo.unit_bytes, len))
-      return false;
-  return true;
-}
-
-/* Check one page of unit u, plen bytes at p into it and at off in each
- * copy's buffer, across its usable copies (use): count the sectors of
- * every copy that differs from the reference and with repair rewrite
- * them.  The reference is the value more than half the copies hold
- * (three copies outvote a bad one, which is named); without such a
- * majority it is the first copy, md's way, and the copies that
- * disagree are named together. */
-static int
-check_page (struct raid_array *a, const struct members_view *v, uint64_t u,
-            const struct place *use, uint8_t *const *buf, unsigned nuse,
-            uint64_t off, uint64_t p, uint64_t plen, bool repair,
-            uint64_t *mismatches, struct io_batch *writes)
-{
-  const uint64_t sectors = (plen + 511) / 512;
-  unsigned c, d, votes, best = 0, best_votes = 0;
-  struct member_set suspects = { { 0 } };
-  bool majority;
-
-  for (c = 1; c < nuse && !memcmp (buf[0] + off, buf[c] + off, plen); c++)
-    ;
-  if (c == nuse)
-    return 0;                   /* all agree */
-  for (c = 0; c < nuse; c++) {
-    for (votes = 0, d = 0; d < nuse; d++)
-      votes += !memcmp (buf[c] + off, buf[d] + off, plen);
-    if (votes > best_votes) {
-      best = c;
-      best_votes = votes;
-    }
-  }
-  majority = 2 * best_votes > nuse;
-  if (!majority)
-    best = 0;
-  for (c = 0; c < nuse; c++) {
-    if (!memcmp (buf[best] + off, buf[c] + off, plen))
-      continue;
-    *mismatches += sectors;
-    member_set_add (&suspects, use[c].disk);
-    if (majority)
-      array_note_mismatch (a, u, (int) use[c].disk, NULL, sectors);
-    if (repair &&
-        view_add_write (v, writes, IO_WRITE, use[c].disk,
-                        use[c].member_unit * a->geo.unit_bytes + p, plen,
-                        buf[best] + off))
-      return -1;
-  }
-  if (!majority) {
-    member_set_add (&suspects, use[0].disk);
-    array_note_mismatch (a, u, -1, &suspects, sectors);
-  }
-  return 0;
-}
-
-/* One round of resync or check over units [u, u+n): with sync, the
- * first usable copy of each unit is written over the others; with
- * check, every usable copy is read and compared page by page
- * (check_page).  *done counts the units not in holes. */
-static int
-copies_round (struct raid_array *a, uint64_t u, uint64_t n, bool sync,
-              bool repair, uint64_t *mismatches, uint64_t *done)
-{
-  const struct raid_geometry *g = &a->geo;
-  struct place places[RAID_MAX_MEMBERS], use[RAID_MAX_MEMBERS];
-  struct member_set none = { { 0 } };
-  struct members_view v;
-  struct io_batch reads, writes;
-  uint8_t *buf, *bufs[RAID_MAX_MEMBERS], *ubuf[RAID_MAX_MEMBERS];
-  bool *in_holes = calloc (n, sizeof *in_holes);
-  uint64_t i;
-  unsigned c, src, np, nuse;
-  int r = -1;
-
-  buf = parity_buffers_alloc (g->copies, n * g->unit_bytes, a->direct, 0,
-                              bufs);
-  if (!buf || !in_holes) {
-    parity_buffers_free (buf);
-    free (in_holes);
-    errno = ENOMEM;
-    return -1;
-  }
-  io_batch_init (&reads);
-  io_batch_init (&writes);
-  array_lock_units (a, u, u + n - 1, true);
-  array_view (a, &v);
-  /* The write-mostly copies must hold what the others hold. */
-  behind_wait_range (a, u * g->unit_bytes, n * g->unit_bytes);
-  for (i = 0; i < n; i++) {
-    uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes;
-
-    np = geometry_unit_places (g, u + i, places);
-    in_holes[i] = unit_in_holes (a, places, np, len);
-    if (in_holes[i])
-      continue;
-    ++*done;
-    src = first_usable (a, &v, places, np, len);
-    for (c = 0; c < np; c++)
-      if ((c == src || !sync) &&
-          place_usable (a, &v, &none, &places[c], len) &&
-          io_batch_add (&reads, IO_READ, places[c].disk,
-                        places[c].member_unit * g->unit_bytes, len,
-                        bufs[c] + off))
-        goto out;
-  }
-  if (array_run (a, &reads)) {
-    errno = EIO;
-    goto out;
-  }
-  for (i = 0; i < n; i++) {
-    uint64_t len = unit_len (a, u + i), off = i * g->unit_bytes, p;
-
-    if (in_holes[i])
-      continue;
-    np = geometry_unit_places (g, u + i, places);
-    src = first_usable (a, &v, places, np, len);
-    /* The source first: the others are compared with it or copied
-     * from it. */
-    nuse = 0;
-    if (src < np) {
-      use[nuse] = places[src];
-      ubuf[nuse++] = bufs[src];
-    }
-    for (c = 0; c < np; c++)
-      if (c != src && place_usable (a, &v, &none, &places[c], len)) {
-        use[nuse] = places[c];
-        ubuf[nuse++] = bufs[c];
-      }
-    for (c = 1; sync && c < nuse; c++)
-      if (view_add_write (&v, &writes, IO_WRITE, use[c].disk,
-                          use[c].member_unit * g->unit_bytes, len,
-                          ubuf[0] + off))
-        goto out;
-    for (p = 0; !sync && p < len; p += 4096)
-      if (check_page (a, &v, u + i, use, ubuf, nuse, off + p, p,
-                      len - p < 4096 ? len - p : 4096, repair, mismatches,
-                      &writes))
-        goto out;
-  }
-  array_run (a, &writes);
-  r = array_settle_writes (a, &writes);
- out:
-  array_unlock_units (a, u, u + n - 1);
-  io_batch_free (&reads);
-  io_batch_free (&writes);
-  parity_buffers_free (buf);
-  free (in_holes);
-  return r;
-}
-
-/* Units per resync or check round: WINDOW_BYTES of all their copies, at
- * least one. */
-static uint64_t
-window_units (const struct raid_array *a)
-{
-  uint64_t w = WINDOW_BYTES / a->geo.unit_bytes / a->geo.copies;
-  return w ? w : 1;
-}
-
-/* The sync op: copy the first usable copy of each unit over the others,
- * a window of units at a time. */
-static int
-copies_sync (struct raid_array *a, uint64_t first, uint64_t n,
-             uint64_t *done)
-{
-  uint64_t u, w, ignored = 0;
-
-  *done = 0;
-  for (u = first; u < first + n; u += w) {
-    w = first + n - u < window_units (a) ? first + n - u : window_units (a);
-    if (copies_round (a, u, w, true, false, &ignored, done))
-      return -1;
-  }
-  return 0;
-}
-
-/* The check op: compare every usable copy with the first (and with
- * repair, rewrite those that differ), a window at a time. */
-static int
-copies_check (struct raid_array *a, uint64_t first, uint64_t n, bool repair,
-              uint64_t *mismatches)
-{
-  uint64_t u, w, examined = 0;
-
-  for (u = first; u < first + n; u += w) {
-    w = first + n - u < window_units (a) ? first + n - u : window_units (a);
-    if (copies_round (a, u, w, false, repair, mismatches, &examined))
-      return -1;
-  }
-  return 0;
-}
-
-/* The copy member m's unit mu is rebuilt from, for its bytes up to
- * end_within: another usable one.  NULL if no copy is left. */
-static const struct place *
-rebuild_source (const struct raid_array *a, const struct members_view *v,
-                const struct member_set *gone, unsigned m, uint64_t unit,
-                uint64_t end_within, struct place *places)
-{
-  unsigned n = geometry_unit_places (&a->geo, unit, places), i;
-
-  for (i = 0; i < n; i++)
-    if (places[i].disk != m && place_usable (a, v, gone, &places[i],
-                                             end_within))
-      return &places[i];
-  return NULL;
-}
-
-/* Call fn for each unit-sized piece [lo, hi) of member m's range
- * [off, off+len), with the place it is rebuilt from (NULL for space
- * that holds no unit: it reads as zeros); stop at the first that
- * does not return 0. */
-static int
-each_source (struct raid_array *a, unsigned m, uint64_t off, uint64_t len,
-             const struct member_set *gone,
-             int (*fn) (struct raid_array *a, const struct place *from,
-                        uint64_t lo, uint64_t hi, uint64_t within,
-                        void *opaque),
-             void *opaque)
-{
-  const struct raid_geometry *g = &a->geo;
-  struct place places[RAID_MAX_MEMBERS];
-  const struct place *from;
-  struct members_view v;
-  uint64_t mu, unit;
-  int r = 0;
-
-  array_view (a, &v);
-  for (mu = off / g->unit_bytes;
-       r == 0 && mu <= (off + len - 1) / g->unit_bytes; mu++) {
-    uint64_t lo = mu * g->unit_bytes > off ? mu * g->unit_bytes : off;
-    uint64_t hi = (mu + 1) * g->unit_bytes < off + len
-      ? (mu + 1) * g->unit_bytes : off + len;
-
-    from = NULL;
-    if (geometry_unit_at (g, m, mu, &unit)) {
-      from = rebuild_source (a, &v, gone, m, unit, hi - mu * g->unit_bytes,
-                             places);
-      if (!from) {
-        errno = EIO;            /* no copy left to rebuild it from */
-        return -1;
-      }
-    }
-    r = fn (a, from, lo, hi, lo - mu * g->unit_bytes, opaque);
-  }
-  return r;
-}
-
-struct rebuild_reads {
-  uint64_t off;
-  uint8_t *out;
-  struct io_batch b;
-};
-
-/* each_source's fn for reconstruct: add a read of the piece from its
- * source copy into out, or zero it where no unit lives. */
-static int
-add_source_read (struct raid_array *a, const struct place *from,
-                 uint64_t lo, uint64_t hi, uint64_t within, void *opaque)
-{
-  struct rebuild_reads *r = opaque;
-
-  if (!from) {
-    memset (r->out + (lo - r->off), 0, hi - lo);
-    return 0;
-  }
-  return io_batch_add (&r->b, IO_READ, from->disk,
-                       from->member_unit * a->geo.unit_bytes + within,
-                       hi - lo, r->out + (lo - r->off));
-}
-
-/* What member m should hold at [off, off+len): each of its units read
- * from another copy; space that holds no unit reads as zeros. */
-static int
-copies_reconstruct (struct raid_array *a, unsigned m, uint64_t off,
-                    uint64_t len, const struct member_set *gone,
-                    uint8_t *out, struct scratch *scratch)
-{
-  struct rebuild_reads r = { .off = off, .out = out };
-  int ret = -1;
-
-  /* A write-mostly source must hold what the others hold. */
-  behind_drain (a);
-  io_batch_init (&r.b);
-  if (each_source (a, m, off, len, gone, add_source_read, &r))
-    goto out;
-  if (array_run (a, &r.b)) {
-    errno = EIO;
-    goto out;
-  }
-  ret = 0;
- out:
-  io_batch_free (&r.b);
-  return ret;
-}
-
-/* 0 (go on) while the sources are holes, 1 at the first that is not. */
-static int
-source_hole (struct raid_array *a, const struct place *from, uint64_t lo,
-             uint64_t hi, uint64_t within, void *opaque)
-{
-  return from && !array_member_hole (a, from->disk, from->member_unit *
-                                     a->geo.unit_bytes + within, hi - lo);
-}
-
-/* Where no copy is left, reconstruct will say so. */
-static bool
-copies_unwritten (struct raid_array *a, unsigned m, uint64_t off,
-                  uint64_t len, const struct member_set *gone)
-{
-  return each_source (a, m, off, len, gone, source_hole, NULL) == 0;
-}
-
-/* The lock keys of member m's units first..last: the array units they
- * hold (space that holds none has no key). */
-static void
-copies_member_keys (const struct raid_array *a, unsigned m, uint64_t first,
-                    uint64_t last, void (*fn) (void *, uint64_t),
-                    void *opaque)
-{
-  uint64_t mu, unit;
-
-  for (mu = first; mu <= last; mu++)
-    if (geometry_unit_at (&a->geo, m, mu, &unit))
-      fn (opaque, unit);
 }
 
 /* The read_slow op: what the read latency rule judged (RAID0, with no

@@ -3,6 +3,7 @@
 # batches); the table of which family serves which level.
 noinst_LTLIBRARIES += %reldir%/liblevels.la
 %canon_reldir%_liblevels_la_SOURCES = \
+	%reldir%/copies.h \
 	%reldir%/io-copies.c \
 	%reldir%/io-parity.c \
 	%reldir%/levels.c %reldir%/levels.h \
@@ -11,7 +12,9 @@ noinst_LTLIBRARIES += %reldir%/liblevels.la
 	%reldir%/parity-write-back.c \
 	%reldir%/read-latency.c %reldir%/read-latency.h \
 	%reldir%/read-parity.c \
+	%reldir%/rebuild-copies.c \
 	%reldir%/rebuild-parity.c \
+	%reldir%/scrub-copies.c \
 	%reldir%/scrub-parity.c \
 	%reldir%/stripe-batch.c %reldir%/stripe-batch.h \
 	%reldir%/stripe-column.c %reldir%/stripe-column.h
