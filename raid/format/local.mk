@@ -42,6 +42,8 @@ check_PROGRAMS += \
 	%reldir%/test-uri-same
 %canon_reldir%_test_config_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_config_LDADD = raid/libraid.la
+%canon_reldir%_test_geometry_SOURCES = %reldir%/test-geometry.c \
+	raid/test-lib/md-layout.c raid/test-lib/md-layout.h
 %canon_reldir%_test_geometry_CPPFLAGS = $(FORMAT_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_geometry_LDADD = raid/libraid.la
 %canon_reldir%_test_journal_format_CPPFLAGS = $(FORMAT_INCLUDES) \
