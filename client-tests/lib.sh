@@ -109,7 +109,10 @@ start_server () {
     "$PLUGIN" "$conf" "$@" 2>> "$T/nbdkit.log" &
   server_pid=$!
   cleanup_fn "stop_server"
-  wait_for 10 _started_or_gone
+  # 30 s: over six NBD members that fork a script per request, a loaded
+  # machine took more than 10.  A server that never started is named
+  # below, with its log.
+  wait_for 30 _started_or_gone || :
   if ! kill -0 "$server_pid" 2>/dev/null || ! [ -s "$T/nbdkit.pid" ]; then
     cat "$T/nbdkit.log" >&2
     die "nbdkit did not start"
