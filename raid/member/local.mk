@@ -19,10 +19,13 @@ noinst_LTLIBRARIES += %reldir%/libmember.la
 check_PROGRAMS += \
 	%reldir%/test-device-lock \
 	%reldir%/test-hole-memo \
+	%reldir%/test-nbd-give-up \
 	%reldir%/test-retired
 %canon_reldir%_test_device_lock_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_device_lock_LDADD = raid/libraid.la
 %canon_reldir%_test_hole_memo_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_hole_memo_LDADD = raid/libraid.la
+%canon_reldir%_test_nbd_give_up_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
+%canon_reldir%_test_nbd_give_up_LDADD = raid/libraid.la
 %canon_reldir%_test_retired_CPPFLAGS = $(MEMBER_INCLUDES) $(TEST_INCLUDES)
 %canon_reldir%_test_retired_LDADD = raid/libraid.la

@@ -21,6 +21,21 @@
  * can be repeated) for as long as the request timeout allows.  After
  * that the operation fails, and the array fails the member and runs on
  * without it.
+ *
+ * A command given up on is still libnbd's until the handle is closed:
+ * its reply, if it comes, would be read into the caller's buffer, and
+ * the rest of a write sent from it, long after the caller freed it.
+ * So nobody moves bytes on a broken connection, and a command given up
+ * on returns only once no thread is inside libnbd on it any more.
+ *
+ * A command given less than the request timeout (the heartbeat's
+ * superblock reads and writes, one interval each) works on a copy of
+ * the caller's buffer, and is left behind when its time runs out: the
+ * server is slow, not gone.  Breaking the connection instead would send
+ * every command on it again, to a server already behind: on a loaded
+ * host, each beat that ran out added to the load that made the next
+ * one run out.  One command left behind per connection: a second that
+ * runs out there breaks it.
  */
 #include <config.h>
 
@@ -67,6 +82,8 @@ struct pending {
     bool got;
     uint32_t len, flags;
   } extent;
+  void *own;                    /* its own copy of the caller's buffer */
+  struct conn *left_on;         /* left behind on it, counted there */
   struct pending *next;         /* the connection's waiters */
 };
 
@@ -75,6 +92,9 @@ struct conn {
   unsigned users;               /* commands on it, or the one connecting */
   bool broken;                  /* take no more: the last user closes it */
   bool driving;                 /* a waiter is polling its socket */
+  unsigned inside;              /* threads in a libnbd call that moves
+                                 * bytes: the driver, issuers */
+  unsigned left;                /* commands left behind on it */
   struct pending *waiters;
   int ring;                     /* eventfd: output queued for the driver */
 };
@@ -261,6 +281,33 @@ wait_until (pthread_cond_t *cond, pthread_mutex_t *lock, int64_t deadline)
   pthread_cond_timedwait (cond, lock, &ts);
 }
 
+/* A thread leaves libnbd's calls on c; the last to leave a broken
+ * connection wakes those waiting to give up.  Lock held. */
+static void
+leave_libnbd (struct conn *c)
+{
+  c->inside--;
+  if (c->broken && c->inside == 0)
+    wake_all (c);
+}
+
+/* Give up on p's command on c, breaking c: the reply may still come,
+ * and nobody must read it.  Returns once no thread moves bytes on c
+ * (a driver polling it is rung out of its poll), so that p's buffer is
+ * the caller's again.  Lock held. */
+static void
+give_up (struct nbd_member *n, struct conn *c, struct pending *p)
+{
+  if (!c->broken) {
+    c->broken = true;
+    wake_all (c);
+  }
+  if (c->driving)
+    eventfd_write (c->ring, 1);
+  while (c->inside)
+    pthread_cond_wait (&p->wake, &n->lock);
+}
+
 /* Wait for p's command on c until the deadline, driving c while nobody
  * else does.  0, or -1 with errno (and *broken if c is no good any
  * more).  Called and returns with the lock held. */
@@ -276,14 +323,15 @@ await (struct nbd_member *n, struct conn *c, struct pending *p,
       errno = p->error;
       return p->error ? -1 : 0;
     }
-    if (c->broken) {
-      errno = ENOTCONN;
+    if (c->broken || left <= 0) {
+      errno = c->broken ? ENOTCONN : ETIMEDOUT;
+      if (!c->broken && p->own && c->left == 0) {
+        p->left_on = c;         /* its reply lands in p->own */
+        c->left++;
+        return -1;
+      }
       *broken = true;
-      return -1;
-    }
-    if (left <= 0) {
-      errno = ETIMEDOUT;
-      *broken = true;           /* the reply may still come: drop it all */
+      give_up (n, c, p);
       return -1;
     }
     if (c->driving) {
@@ -291,14 +339,16 @@ await (struct nbd_member *n, struct conn *c, struct pending *p,
       continue;
     }
     c->driving = true;
+    c->inside++;
     pthread_mutex_unlock (&n->lock);
     r = drive (c, (int) (left < DRIVE_MS ? left : DRIVE_MS));
     pthread_mutex_lock (&n->lock);
     c->driving = false;
-    if (r == -1) {
+    if (r == -1 && !c->broken) {
       c->broken = true;
       wake_all (c);
     }
+    leave_libnbd (c);
   }
 }
 
@@ -309,7 +359,10 @@ static void
 let_go (struct pending *p)
 {
   if (--p->refs == 0) {
+    if (p->left_on)
+      p->left_on->left--;
     pthread_cond_destroy (&p->wake);
+    free (p->own);
     free (p);
   }
 }
@@ -393,10 +446,12 @@ start (struct nbd_handle *h, enum cmd cmd, void *buf, uint64_t len,
   abort ();
 }
 
-/* Issue one command on c and wait for it. */
+/* Issue one command on c and wait for it; on a copy of buf if it may
+ * be left behind. */
 static int
 issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
-       uint64_t len, uint64_t off, int64_t deadline, bool *broken)
+       uint64_t len, uint64_t off, int64_t deadline, bool may_leave,
+       bool *broken)
 {
   struct pending *p = calloc (1, sizeof *p);
   bool output;
@@ -404,29 +459,51 @@ issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
 
   if (!p)
     return -1;
+  if (may_leave && (cmd == CMD_READ || cmd == CMD_WRITE)) {
+    if (!(p->own = malloc (len))) {
+      free (p);
+      return -1;
+    }
+    if (cmd == CMD_WRITE)
+      memcpy (p->own, buf, len);
+  }
   cond_init_monotonic (&p->wake);
   p->refs = 2;                  /* ours, and libnbd's until it frees it */
   p->lock = &n->lock;
   pthread_mutex_lock (&n->lock);
+  if (c->broken) {              /* broke since it was borrowed */
+    pthread_mutex_unlock (&n->lock);
+    pthread_cond_destroy (&p->wake);
+    free (p->own);
+    free (p);
+    errno = ENOTCONN;
+    *broken = true;
+    return -1;
+  }
   p->next = c->waiters;
   c->waiters = p;
+  c->inside++;                  /* issuing sends queued commands too */
   pthread_mutex_unlock (&n->lock);
 
-  if (start (c->h, cmd, buf, len, off, p) == -1) {
+  if (start (c->h, cmd, p->own ? p->own : buf, len, off, p) == -1) {
     errno = nbd_get_errno () ? nbd_get_errno () : EIO;
     r = -1;
     pthread_mutex_lock (&n->lock);
+    leave_libnbd (c);
   }
   else {
     /* libnbd sent what the socket took; a driver polling only for
      * replies must learn that the rest waits to be written. */
     output = nbd_aio_get_direction (c->h) & LIBNBD_AIO_DIRECTION_WRITE;
     pthread_mutex_lock (&n->lock);
+    leave_libnbd (c);
     if (output && c->driving)
       eventfd_write (c->ring, 1);
     r = await (n, c, p, deadline, broken);
     if (r == 0 && cmd == CMD_STATUS)
       *(struct extent_reply *) buf = p->extent;
+    if (r == 0 && cmd == CMD_READ && p->own)
+      memcpy (buf, p->own, len);
   }
   saved = errno;
   stop_waiting (c, p);
@@ -448,7 +525,8 @@ timeout_of (struct member *m)
   return __atomic_load_n (&priv (m)->timeout_ms, __ATOMIC_RELAXED);
 }
 
-/* One command, on whichever connection works, for up to timeout_ms.
+/* One command, on whichever connection works, for up to timeout_ms
+ * (left behind after it, if that is less than the request timeout).
  * A command that got an error reply is not repeated: the server said
  * no. */
 static int
@@ -470,7 +548,8 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len, uint64_t off,
       return -1;
     }
     broken = false;
-    r = issue (n, c, cmd, buf, len, off, deadline, &broken);
+    r = issue (n, c, cmd, buf, len, off, deadline,
+               timeout_ms < timeout_of (m), &broken);
     give_back (n, c, broken);
     if (r == 0 || !broken || n->failfast || (int64_t) now_ms () >= deadline)
       return r;
