@@ -1,6 +1,7 @@
 # raid/member: the member interface and its backends (files and block
-# devices, NBD exports), superblock I/O, examining a member, retiring
-# devices that left, undoing a refused create.
+# devices, NBD exports and connecting to them), superblock I/O,
+# examining a member, retiring devices that left, undoing a refused
+# create.
 noinst_LTLIBRARIES += %reldir%/libmember.la
 %canon_reldir%_libmember_la_SOURCES = \
 	%reldir%/create-undo.c %reldir%/create-undo.h \
@@ -10,6 +11,7 @@ noinst_LTLIBRARIES += %reldir%/libmember.la
 	%reldir%/member.c %reldir%/member.h \
 	%reldir%/member-file.c \
 	%reldir%/member-nbd.c \
+	%reldir%/nbd-connect.c %reldir%/nbd-connect.h \
 	%reldir%/retired.c %reldir%/retired.h \
 	%reldir%/superblock-io.c %reldir%/superblock-io.h \
 	%reldir%/zero-superblock.c

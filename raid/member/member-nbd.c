@@ -55,6 +55,7 @@
 #include "clock.h"
 #include "hole-memo.h"
 #include "member.h"
+#include "nbd-connect.h"
 
 /* Largest single NBD request we send (servers must take 32 MiB). */
 #define MAX_REQUEST (32 * 1024 * 1024)
@@ -144,11 +145,6 @@ wake_all (struct conn *c)
     pthread_cond_signal (&p->wake);
 }
 
-static struct nbd_handle *connect_one (const char *uri,
-                                       const struct member_open_options *opts,
-                                       int64_t deadline, char *err,
-                                       size_t errlen);
-
 /* Choose a connection for one command: an idle connected one, else an
  * unconnected one for the caller to connect, else the connected one
  * carrying the fewest commands. */
@@ -218,7 +214,7 @@ reconnect (struct nbd_member *n, struct conn *c, int64_t deadline)
   struct nbd_handle *h;
 
   for (;;) {
-    h = connect_one (n->uri, &n->opts, deadline, err, sizeof err);
+    h = member_nbd_connect_one (n->uri, &n->opts, deadline, err, sizeof err);
     if (h) {
       pthread_mutex_lock (&n->lock);
       c->h = h;
@@ -681,21 +677,6 @@ nbd_member_is_hole (struct member *m, uint64_t len, uint64_t off)
   return hole && e.len >= len;
 }
 
-/* Say goodbye (NBD_CMD_DISC, and TLS's close) before closing, briefly:
- * a server that does not answer is not waited for. */
-static void
-disconnect (struct nbd_handle *h)
-{
-  int64_t deadline = (int64_t) now_ms () + 200;
-
-  if (nbd_aio_is_ready (h) == 1 && nbd_aio_disconnect (h, 0) == 0)
-    while (nbd_aio_is_closed (h) != 1 && nbd_aio_is_dead (h) != 1 &&
-           (int64_t) now_ms () < deadline)
-      if (nbd_poll (h, 50) == -1)
-        break;
-  nbd_close (h);
-}
-
 /* The close op: disconnect every connection and free the member. */
 static void
 nbd_member_close (struct member *m)
@@ -705,7 +686,7 @@ nbd_member_close (struct member *m)
 
   for (i = 0; i < n->nconns; i++) {
     if (n->conns[i].h)
-      disconnect (n->conns[i].h);
+      member_nbd_disconnect (n->conns[i].h);
     close (n->conns[i].ring);
   }
   pthread_mutex_destroy (&n->lock);
@@ -741,123 +722,6 @@ static const struct member_ops nbd_ops = {
   .is_hole = nbd_member_is_hole,
   .close = nbd_member_close,
 };
-
-/* Start connecting a new handle to uri; NULL with err set if that
- * fails at once. */
-static struct nbd_handle *
-start_connect (const char *uri, char *err, size_t errlen)
-{
-  struct nbd_handle *h = nbd_create ();
-
-  if (!h) {
-    snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
-    return NULL;
-  }
-  /* A PSK file in the URI (tls-psk-file=) is the admin's own config. */
-  nbd_set_uri_allow_local_file (h, true);
-  if (nbd_add_meta_context (h, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1 ||
-      nbd_aio_connect_uri (h, uri) == -1) {
-    snprintf (err, errlen, "%s: %s", uri, nbd_get_error ());
-    nbd_close (h);
-    return NULL;
-  }
-  return h;
-}
-
-/* Connect count handles into h[] at once, within the connect timeout
- * (and the deadline): a member's connections (four by default) each
- * take a few round trips of handshake, which need not add up.  On
- * failure every handle is closed and NULL. */
-static int
-connect_all (const char *uri, const struct member_open_options *opts,
-             int64_t deadline, struct nbd_handle **h, unsigned count,
-             char *err, size_t errlen)
-{
-  int64_t limit = (int64_t) now_ms () +
-    (int64_t) opts->connect_timeout_s * 1000;
-  struct pollfd *fds = calloc (count, sizeof *fds);
-  unsigned *who = calloc (count, sizeof *who), i, k, waiting;
-
-  if (limit < deadline)
-    deadline = limit;
-  for (i = 0; i < count; i++)
-    h[i] = NULL;
-  if (!fds || !who) {
-    snprintf (err, errlen, "%s: %s", uri, strerror (ENOMEM));
-    goto fail;
-  }
-  for (i = 0; i < count; i++)
-    if (!(h[i] = start_connect (uri, err, errlen)))
-      goto fail;
-  for (;;) {
-    int64_t left = deadline - (int64_t) now_ms ();
-
-    for (waiting = 0, i = 0; i < count; i++)
-      if (nbd_aio_is_connecting (h[i]) == 1) {
-        unsigned dir = nbd_aio_get_direction (h[i]);
-        fds[waiting] = (struct pollfd) {
-          .fd = nbd_aio_get_fd (h[i]),
-          .events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) |
-                    (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0),
-        };
-        who[waiting++] = i;
-      }
-    if (waiting == 0)
-      break;
-    if (left <= 0) {
-      snprintf (err, errlen, "%s: connect timed out after %u s", uri,
-                opts->connect_timeout_s);
-      goto fail;
-    }
-    if (poll (fds, waiting, (int) (left > 1000 ? 1000 : left)) == -1 &&
-        errno != EINTR) {
-      snprintf (err, errlen, "%s: poll: %s", uri, strerror (errno));
-      goto fail;
-    }
-    for (k = 0; k < waiting; k++) {
-      struct nbd_handle *c = h[who[k]];
-      short r = fds[k].revents;
-
-      if (((r & (POLLIN | POLLHUP | POLLERR)) &&
-           nbd_aio_notify_read (c) == -1) ||
-          ((r & POLLOUT) && nbd_aio_is_connecting (c) == 1 &&
-           nbd_aio_notify_write (c) == -1)) {
-        snprintf (err, errlen, "%s: %s", uri, nbd_get_error ()
-                  ? nbd_get_error () : "connection failed");
-        goto fail;
-      }
-    }
-  }
-  for (i = 0; i < count; i++)
-    if (nbd_aio_is_ready (h[i]) != 1) {
-      snprintf (err, errlen, "%s: %s", uri, nbd_get_error ()
-                ? nbd_get_error () : "connection failed");
-      goto fail;
-    }
-  free (fds);
-  free (who);
-  return 0;
-
- fail:
-  for (i = 0; i < count; i++) {
-    if (h[i])
-      nbd_close (h[i]);
-    h[i] = NULL;
-  }
-  free (fds);
-  free (who);
-  return -1;
-}
-
-/* Connect one handle within the connect timeout (and the deadline). */
-static struct nbd_handle *
-connect_one (const char *uri, const struct member_open_options *opts,
-             int64_t deadline, char *err, size_t errlen)
-{
-  struct nbd_handle *h;
-
-  return connect_all (uri, opts, deadline, &h, 1, err, errlen) ? NULL : h;
-}
 
 /* Open an NBD export as a member: open its connections, then learn its
  * size and what the server can do. */
@@ -897,7 +761,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
     snprintf (err, errlen, "%s: %s", uri, strerror (ENOMEM));
     goto fail;
   }
-  if (connect_all (uri, opts, INT64_MAX, hs, count, err, errlen))
+  if (member_nbd_connect_all (uri, opts, INT64_MAX, hs, count, err, errlen))
     goto fail;
   for (i = 0; i < count; i++)
     n->conns[i].h = hs[i];
