@@ -35,7 +35,10 @@
  * every command on it again, to a server already behind: on a loaded
  * host, each beat that ran out added to the load that made the next
  * one run out.  One command left behind per connection: a second that
- * runs out there breaks it.
+ * runs out there breaks it.  NBD does not order writes in flight, so
+ * a write that overlaps one left behind waits for it: a superblock
+ * written after a late beat must not be overwritten by the beat's
+ * older copy.
  */
 #include <config.h>
 
@@ -69,6 +72,8 @@
 /* The longest the driver polls before looking at its deadline. */
 #define DRIVE_MS 1000
 
+enum cmd { CMD_READ, CMD_WRITE, CMD_ZERO, CMD_FLUSH, CMD_STATUS };
+
 /* One command's wait.  libnbd's completion callback marks it done; it
  * is freed by whichever lets go last, the waiter or libnbd (which
  * holds it until the command is retired or the handle closed, even
@@ -85,7 +90,11 @@ struct pending {
   } extent;
   void *own;                    /* its own copy of the caller's buffer */
   struct conn *left_on;         /* left behind on it, counted there */
+  enum cmd cmd;
+  uint64_t off, len;
+  struct nbd_member *member;
   struct pending *next;         /* the connection's waiters */
+  struct pending *next_behind;  /* the member's writes left behind */
 };
 
 struct conn {
@@ -102,7 +111,8 @@ struct conn {
 
 struct nbd_member {
   pthread_mutex_t lock;         /* guards conns and pendings */
-  pthread_cond_t changed;       /* a connection was given back */
+  pthread_cond_t changed;       /* a connection was given back, or a
+                                 * write left behind ended */
   struct conn *conns;
   unsigned nconns;
   unsigned timeout_ms;
@@ -114,6 +124,7 @@ struct nbd_member {
   bool can_status;              /* the server reports base:allocation */
   struct hole_memo known;        /* the last block status answer */
   uint64_t max_request;
+  struct pending *behind;       /* writes left behind, still out */
 };
 
 /* The NBD backend's own state of member m. */
@@ -324,6 +335,10 @@ await (struct nbd_member *n, struct conn *c, struct pending *p,
       if (!c->broken && p->own && c->left == 0) {
         p->left_on = c;         /* its reply lands in p->own */
         c->left++;
+        if (p->cmd == CMD_WRITE) {
+          p->next_behind = n->behind;
+          n->behind = p;
+        }
         return -1;
       }
       *broken = true;
@@ -348,15 +363,21 @@ await (struct nbd_member *n, struct conn *c, struct pending *p,
   }
 }
 
-enum cmd { CMD_READ, CMD_WRITE, CMD_ZERO, CMD_FLUSH, CMD_STATUS };
-
 /* Lock held. */
 static void
 let_go (struct pending *p)
 {
+  struct pending **b;
+
   if (--p->refs == 0) {
     if (p->left_on)
       p->left_on->left--;
+    for (b = &p->member->behind; *b; b = &(*b)->next_behind)
+      if (*b == p) {
+        *b = p->next_behind;
+        pthread_cond_broadcast (&p->member->changed);
+        break;
+      }
     pthread_cond_destroy (&p->wake);
     free (p->own);
     free (p);
@@ -466,6 +487,10 @@ issue (struct nbd_member *n, struct conn *c, enum cmd cmd, void *buf,
   cond_init_monotonic (&p->wake);
   p->refs = 2;                  /* ours, and libnbd's until it frees it */
   p->lock = &n->lock;
+  p->member = n;
+  p->cmd = cmd;
+  p->off = off;
+  p->len = len;
   pthread_mutex_lock (&n->lock);
   if (c->broken) {              /* broke since it was borrowed */
     pthread_mutex_unlock (&n->lock);
@@ -521,6 +546,63 @@ timeout_of (struct member *m)
   return __atomic_load_n (&priv (m)->timeout_ms, __ATOMIC_RELAXED);
 }
 
+/* A write left behind that overlaps [off, off + len), or NULL.  Lock
+ * held. */
+static struct pending *
+behind_over (const struct nbd_member *n, uint64_t off, uint64_t len)
+{
+  struct pending *p;
+
+  for (p = n->behind; p; p = p->next_behind)
+    if (p->off < off + len && off < p->off + p->len)
+      return p;
+  return NULL;
+}
+
+/* Wait, until the deadline, for the writes left behind that overlap
+ * [off, off + len) to end, as their callers would have: nobody else
+ * drives a connection whose only command was left behind.  0, or -1
+ * with errno ETIMEDOUT (one did not end in time; its connection broke
+ * as a second command running out there does). */
+static int
+after_behind (struct nbd_member *n, uint64_t off, uint64_t len,
+              int64_t deadline)
+{
+  struct pending *p;
+  struct conn *c;
+  bool broken;
+  int r = 0;
+
+  pthread_mutex_lock (&n->lock);
+  while (r == 0 && (p = behind_over (n, off, len))) {
+    c = p->left_on;
+    if (p->done || c->broken || !c->h) {
+      /* Ended, or its connection closing: libnbd lets go of it next. */
+      if ((int64_t) now_ms () >= deadline) {
+        errno = ETIMEDOUT;
+        r = -1;
+      }
+      else
+        wait_until (&n->changed, &n->lock, deadline);
+      continue;
+    }
+    c->users++;
+    p->refs++;
+    p->next = c->waiters;
+    c->waiters = p;
+    broken = false;
+    r = await (n, c, p, deadline, &broken);
+    if (p->done)
+      r = 0;                    /* ended, well or not: it is not ours */
+    stop_waiting (c, p);
+    pthread_mutex_unlock (&n->lock);
+    give_back (n, c, broken);
+    pthread_mutex_lock (&n->lock);
+  }
+  pthread_mutex_unlock (&n->lock);
+  return r;
+}
+
 /* One command, on whichever connection works, for up to timeout_ms
  * (left behind after it, if that is less than the request timeout).
  * A command that got an error reply is not repeated: the server said
@@ -537,6 +619,9 @@ command (struct member *m, enum cmd cmd, void *buf, uint64_t len, uint64_t off,
   bool broken;
   int r;
 
+  if ((cmd == CMD_WRITE || cmd == CMD_ZERO) &&
+      after_behind (n, off, len, deadline) == -1)
+    return -1;
   for (;;) {
     c = borrow (n);
     if (!c->h && reconnect (n, c, deadline) == -1) {
@@ -741,7 +826,7 @@ member_nbd_open (const char *uri, const struct member_open_options *opts,
     goto fail;
   }
   pthread_mutex_init (&n->lock, NULL);
-  pthread_cond_init (&n->changed, NULL);
+  cond_init_monotonic (&n->changed);
   hole_memo_init (&n->known);
   m->priv = n;
   m->ops = &nbd_ops;

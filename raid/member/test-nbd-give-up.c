@@ -15,6 +15,12 @@
  * test-parity-writes-out-of-order).  The writer's write must still
  * land, sent again on a new connection.
  *
+ * Then a write of 8K (2.4 s) given 300 ms is left behind (a late
+ * heartbeat's superblock), and a write of 4K (1.2 s) into it follows
+ * at once (the superblock written next).  Sent at once, the second
+ * would land first and the late one over it: it must wait, and read
+ * back.
+ *
  * Needs nbdkit with the eval plugin (exit 77 without).
  */
 #include <config.h>
@@ -84,7 +90,7 @@ untouched (const uint8_t *buf, const char *how)
 }
 
 /* Start nbdkit serving dir/disk (1M) on dir/sock, each read taking
- * 600 ms and each write 1200 ms; its pid, or -1 (and the test skips)
+ * 600 ms and each write 1200 ms a 4K; its pid, or -1 (and the test skips)
  * if it cannot.  Not the delay filter: a client hanging up on three of
  * its sleeps at once woke them together, and nbdkit 1.32 then died at
  * times replying on the closed socket (connections.c: raw_send_socket:
@@ -107,7 +113,8 @@ start_nbdkit (const char *dir)
   snprintf (disk, sizeof disk, "%s/disk", dir);
   snprintf (rd, sizeof rd, "pread=sleep 0.6; dd if=%s skip=$4 count=$3 "
             "iflag=skip_bytes,count_bytes status=none", disk);
-  snprintf (wr, sizeof wr, "pwrite=sleep 1.2; dd of=%s seek=$4 "
+  snprintf (wr, sizeof wr, "pwrite=t=$(($3 / 4096 * 12)); "
+            "sleep $((t / 10)).$((t %% 10)); dd of=%s seek=$4 "
             "oflag=seek_bytes conv=notrunc status=none", disk);
   fd = open (disk, O_WRONLY | O_CREAT, 0600);
   if (fd == -1 || ftruncate (fd, 1 << 20) == -1) {
@@ -132,6 +139,28 @@ start_nbdkit (const char *dir)
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
   return -1;
+}
+
+/* A write of 4K into an 8K write left behind lands after it. */
+static void
+write_over_late (struct member *m)
+{
+  uint8_t late[2 * BLOCK], next[BLOCK], back[BLOCK];
+  int r;
+
+  memset (late, 0x11, sizeof late);
+  memset (next, 0x22, sizeof next);
+  r = m->ops->pwrite_within (m, late, sizeof late, 2 * BLOCK, 300);
+  if (r != -1 || errno != ETIMEDOUT)
+    fail ("a write of 2.4 s given 300 ms: returned %d (%s), expected "
+          "ETIMEDOUT", r, r == -1 ? strerror (errno) : "no error");
+  if (m->ops->pwrite (m, next, BLOCK, 2 * BLOCK) == -1)
+    fail ("the write after a late one: %s", strerror (errno));
+  sleep (2);                    /* past when the late one would land */
+  if (m->ops->pread (m, back, BLOCK, 2 * BLOCK) == -1)
+    fail ("read back after a late write: %s", strerror (errno));
+  else if (memcmp (back, next, BLOCK) != 0)
+    fail ("the late write landed over the one after it (0x%02x)", back[0]);
 }
 
 /* Show what nbdkit said, after a failure. */
@@ -194,6 +223,7 @@ main (void)
     fail ("read back: %s", strerror (errno));
   else if (memcmp (back, w.buf, BLOCK) != 0)
     fail ("read back: not what was written");
+  write_over_late (w.m);
   member_close (w.m);
 
  out:
