@@ -1,7 +1,7 @@
 # raid/member: the member interface and its backends (files and block
-# devices, NBD exports and connecting to them), superblock I/O,
-# examining a member, retiring devices that left, undoing a refused
-# create.
+# devices, NBD exports, their pools of connections and connecting to
+# them), superblock I/O, examining a member, retiring devices that
+# left, undoing a refused create.
 noinst_LTLIBRARIES += %reldir%/libmember.la
 %canon_reldir%_libmember_la_SOURCES = \
 	%reldir%/create-undo.c %reldir%/create-undo.h \
@@ -12,6 +12,7 @@ noinst_LTLIBRARIES += %reldir%/libmember.la
 	%reldir%/member-file.c \
 	%reldir%/member-nbd.c \
 	%reldir%/nbd-connect.c %reldir%/nbd-connect.h \
+	%reldir%/nbd-pool.c %reldir%/nbd-pool.h \
 	%reldir%/retired.c %reldir%/retired.h \
 	%reldir%/superblock-io.c %reldir%/superblock-io.h \
 	%reldir%/zero-superblock.c
