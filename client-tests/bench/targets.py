@@ -121,8 +121,8 @@ TARGETS = (
      _level("RAID6", "seq write", SEQ_WRITE, 2.5, "kernel")] +
     [_level(lv, "rand read 4K", RAND_READ, 0.85) for lv in LEVELS] +
     [_level("RAID10", "rand write 4K", RAND_WRITE, 0.50),
-     _level("RAID6", "rand write 4K", RAND_WRITE, 0.25),
-     _level("RAID6", "rand write 4K", RAND_WRITE, 3.0, "kernel"),
+     _level("RAID6", "rand write 4K", RAND_WRITE, 0.50),
+     _level("RAID6", "rand write 4K", RAND_WRITE, 4.0, "kernel"),
      Target("sweep: largest chunk's write / best chunk's", 0.70,
             _largest_chunk_write),
      Target("sweep: largest chunk's read / smallest chunk's", 1.0,
@@ -130,7 +130,7 @@ TARGETS = (
      Target("12 readers / 1 reader", 1.0,
             _value("readers", "RAID6", "12 readers / 1 reader", "x")),
      Target("RAID6 2 failed / healthy, seq read", 0.50, _degraded),
-     Target("idle rebuild x fio's member write", 0.50,
+     Target("idle rebuild x fio's member write", 0.70,
             _ratio("rebuild", "RAID6", "rebuild, idle", "MB/s")),
      Target("peak RSS (KiB)", RSS_LIMIT_KIB,
             _value("rss", "RAID6", f"after {SEQ_WRITE}, {RAND_WRITE}, "
