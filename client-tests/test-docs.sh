@@ -40,7 +40,7 @@ echo "ok: nbdraid.pod documents every verb:" $verbs
 keys=$(grep -o 'strcmp (name, "[^"]*")' "$parser" |
        sed 's/strcmp (name, "\(.*\)")/\1/' | sort -u)
 for key in level member spare; do
-  echo "$keys" | grep -qx "$key" ||
+  grep -qx "$key" <<<"$keys" ||
     die "found no key '$key' in $parser (has the parser changed shape?)"
 done
 for key in $keys; do
