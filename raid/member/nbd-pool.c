@@ -96,7 +96,6 @@ struct nbd_pool {
                                  * write left behind ended */
   struct conn *conns;
   unsigned nconns;
-  bool failfast;                /* a broken connection's request fails */
   bool stopping;                /* the server stops: connect once */
   char *uri;
   struct member_open_options opts;
@@ -591,7 +590,7 @@ nbd_pool_command (struct nbd_pool *pool, enum nbd_pool_cmd cmd, void *buf,
     broken = false;
     r = issue (pool, c, cmd, buf, len, off, deadline, may_leave, &broken);
     give_back (pool, c, broken);
-    if (r == 0 || !broken || pool->failfast ||
+    if (r == 0 || !broken || pool->opts.failfast ||
         (int64_t) now_ms () >= deadline)
       return r;
   }
@@ -644,7 +643,6 @@ nbd_pool_open (const char *uri, const struct member_open_options *opts,
   }
   pthread_mutex_init (&pool->lock, NULL);
   cond_init_monotonic (&pool->changed);
-  pool->failfast = opts->failfast;
   pool->opts = *opts;
   pool->reconnected = reconnected;
   pool->opaque = opaque;
