@@ -200,6 +200,7 @@ struct raid_array {
    * the config's, RAID_READ_AHEAD_AUTO for the default. */
   uint64_t read_ahead_bytes;
   struct read_ahead ra;
+  uint64_t reading_bytes;       /* the client reads' in flight (atomic) */
   struct stripe_locks locks;
   struct range_lock write_ranges;       /* the copies family's writes */
   struct raid_requests requests;        /* atomic: array_requests reads it */

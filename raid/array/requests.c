@@ -202,7 +202,7 @@ array_read_ahead_start (struct raid_array *a)
 int
 raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
 {
-  uint64_t started_ns;
+  uint64_t started_ns, reading;
   unsigned ticket;
   int r;
 
@@ -212,8 +212,10 @@ raid_read (struct raid_array *a, void *buf, uint64_t count, uint64_t offset)
                               count);
   request_enter (a);
   ticket = retired_enter (&a->retired);
-  r = read_ahead_serve (&a->ra, buf, count, offset, raid_size (a))
+  reading = __atomic_add_fetch (&a->reading_bytes, count, __ATOMIC_RELAXED);
+  r = read_ahead_serve (&a->ra, buf, count, offset, raid_size (a), reading)
     ? 0 : level_read (a, buf, count, offset);
+  __atomic_sub_fetch (&a->reading_bytes, count, __ATOMIC_RELAXED);
   retired_exit (&a->retired, ticket);
   request_leave (a);
   return request_end (a, started_ns, r);

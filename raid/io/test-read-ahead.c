@@ -4,8 +4,9 @@
  * word; a write bumps the version of the blocks it covers.  The cases:
  * a read that continues no stream is not served; a stream is, from
  * windows read whole and ahead of it; a write into a window read ahead
- * is seen by the next read; once stopped (the array taken over), none
- * is served; a window whose fill a write overlapped is dropped, not
+ * is seen by the next read; a stream whose clients have its reach in
+ * flight is not served, nor a window read to its end; once stopped (the
+ * array taken over), none is served; a window whose fill a write overlapped is dropped, not
  * served; and readers streaming beside writers, with the fill threads
  * running, never see a block older than its last write answered
  * before the read began.
@@ -106,16 +107,25 @@ fill (void *ctx, void *buf, uint64_t len, uint64_t off, bool background)
   return 0;
 }
 
-/* A reader's request: from the windows, else read as the caller would. */
+/* A reader's request, with reading bytes of the clients' reads in
+ * flight: from the windows, else read as the caller would. */
 static bool
-client_read (void *buf, uint64_t count, uint64_t off)
+client_read_beside (void *buf, uint64_t count, uint64_t off,
+                    uint64_t reading)
 {
-  if (read_ahead_serve (&RA, buf, count, off, DISK_BYTES))
+  if (read_ahead_serve (&RA, buf, count, off, DISK_BYTES, reading))
     return true;
   pthread_mutex_lock (&D.lock);
   memcpy (buf, (uint8_t *)D.words + off, count);
   pthread_mutex_unlock (&D.lock);
   return false;
+}
+
+/* A reader's request, the only one in flight. */
+static bool
+client_read (void *buf, uint64_t count, uint64_t off)
+{
+  return client_read_beside (buf, count, off, count);
 }
 
 /* Does buf (count bytes at off) hold, block by block, the block's own
@@ -209,6 +219,48 @@ check_off_and_streams (void)
   CHECK (!client_read (buf, sizeof buf, 512 * 1024) &&
          !client_read (buf, sizeof buf, 448 * 1024),
          "once stopped, no read is served, in a stream or a window");
+  read_ahead_free (&RA);
+}
+
+/* A stream whose clients have its reach in flight reads for itself,
+ * and goes on doing so for a while once they have less; a window read
+ * to its end is not served again. */
+static void
+check_deep_and_passed (void)
+{
+  static uint8_t buf[64 * 1024];
+  uint64_t off, first_served = 0;
+  unsigned fills;
+
+  setup (AHEAD);
+  client_read (buf, sizeof buf, 0);
+  for (off = sizeof buf; off < WINDOW; off += sizeof buf)
+    CHECK (!client_read_beside (buf, sizeof buf, off, AHEAD) &&
+           current (buf, sizeof buf, off),
+           "a stream with its reach in flight is the caller's (at %"
+           PRIu64 ")", off);
+  CHECK (D.fills == 0, "a deep stream fills no window (%u fills)", D.fills);
+
+  for (off = WINDOW; off < DISK_BYTES && !first_served; off += sizeof buf)
+    if (client_read (buf, sizeof buf, off))
+      first_served = off;
+  CHECK (first_served > WINDOW,
+         "the stream read for itself a while after its depth fell");
+  CHECK (first_served != 0 && current (buf, sizeof buf, first_served),
+         "then it is served from windows again");
+
+  /* The next window whole, and a part of the one after. */
+  off = (first_served / WINDOW + 1) * WINDOW;
+  for (; off < (first_served / WINDOW + 2) * WINDOW + sizeof buf;
+       off += sizeof buf)
+    CHECK (client_read (buf, sizeof buf, off), "the stream goes on (at %"
+           PRIu64 ")", off);
+  fills = D.fills;
+  off = (first_served / WINDOW + 1) * WINDOW;
+  CHECK (!client_read_beside (buf, sizeof buf, off, AHEAD) &&
+         client_read_beside (buf, sizeof buf, off + WINDOW, AHEAD) &&
+         D.fills == fills,
+         "a window read to its end is not served again, one part-read is");
   read_ahead_free (&RA);
 }
 
@@ -348,6 +400,7 @@ main (void)
   if (!D.words)
     abort ();
   check_off_and_streams ();
+  check_deep_and_passed ();
   check_stale_fill ();
   check_readers_beside_writers ();
   free (D.words);
