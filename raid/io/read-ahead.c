@@ -291,13 +291,15 @@ read_ahead_serve (struct read_ahead *ra, void *buf, uint64_t count,
   ra->tick++;
   /* A read that lands in a window without continuing a stream (a
    * random one, or a stream's request that overtook the one before)
-   * takes what is there, and reads nothing ahead.  So do the streams
-   * of clients that have the reach in flight: they keep the members
-   * busy themselves, in as many requests as they sent, where windows
-   * would read the same bytes a window at a time (a RAID1 window is
-   * one command to one copy: over a 2 ms link, 16 reads of 1M in
-   * flight moved 1600 MB/s by themselves, 490-1100 through windows). */
-  if (reading >= ra->ahead_bytes)
+   * takes what is there, and reads nothing ahead.  So does every
+   * stream while the other reads in flight, all clients', cover the
+   * reach: they keep the members busy themselves, in as many requests
+   * as they sent, where windows would read the same bytes a window at
+   * a time (a RAID1 window is one command to one copy: over a 2 ms
+   * link, 16 reads of 1M in flight moved 1600 MB/s by themselves,
+   * 490-1100 through windows). */
+  if (reading - count >= ra->ahead_bytes &&
+      ra->tick + DEEP_ROUNDS * (reading / count) > ra->deep_until)
     ra->deep_until = ra->tick + DEEP_ROUNDS * (reading / count);
   stream = continues_stream (ra, off, end) && ra->tick >= ra->deep_until;
   if (stream)
@@ -319,7 +321,8 @@ read_ahead_serve (struct read_ahead *ra, void *buf, uint64_t count,
     memcpy ((uint8_t *)buf + (p - off), w->buf + (p - w->off), n);
     w->served += n;
     w->used = ra->tick;
-    /* Read to its end: its stream has passed.  Kept, it would serve
+    /* Read to its end (as many bytes served as it holds, a part read
+     * twice counting twice): its stream has passed.  Kept, it would serve
      * the stream's next pass from memory (a benchmark's loop over a
      * region, faster than the members can be), and read-ahead is not
      * a cache: the client has its own. */

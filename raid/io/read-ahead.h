@@ -15,10 +15,11 @@
  * the fill function (every member at once, in the largest pieces the
  * layout has), and the windows up to `ahead` bytes past the read are
  * queued for the fill threads.  A read that continues no stream and
- * meets no window is not ours: the caller reads it.  Nor is a stream's
- * whose clients have as much in flight as the windows would read ahead:
- * a deep queue keeps the members busy itself.  A window read to its end
- * is dropped: the stream has passed it.
+ * meets no window is not ours: the caller reads it.  Nor is any
+ * stream's while the other reads in flight, all clients', ask for as
+ * much as the windows would read ahead: a deep queue keeps the members
+ * busy itself.  A window read to its end is dropped: the stream has
+ * passed it.
  *
  * Writes forget the windows they touch twice: before they start and
  * once they are done (read_ahead_forget).  A window filling meanwhile
@@ -103,7 +104,7 @@ void read_ahead_free (struct read_ahead *ra);
 
 /* Serve count bytes at off of an array of size bytes from windows:
  * true when buf holds them, false when the caller must read them.
- * reading: the bytes the clients' reads in flight ask for, this one's
+ * reading: the bytes all clients' reads in flight ask for, this one's
  * included. */
 bool read_ahead_serve (struct read_ahead *ra, void *buf, uint64_t count,
                        uint64_t off, uint64_t size, uint64_t reading);
