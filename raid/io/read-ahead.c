@@ -14,11 +14,12 @@
 
 #include "read-ahead.h"
 
-/* Clients seen with the reach in flight read for themselves for this
- * many rounds of their depth: part of a deep queue is on the wire at
- * any time, not in the engine, and a stream served from windows
- * between its bursts read ahead in single commands again (a third of
- * a 16-deep stream's reads, over four connections a member). */
+/* Once the reads in flight covered the reach, streams read for
+ * themselves for this many rounds of that depth: part of a deep queue
+ * is on the wire at any time, not in the engine, and a stream served
+ * from windows between its bursts read ahead in single commands again
+ * (a third of a 16-deep stream's reads, over four connections a
+ * member). */
 #define DEEP_ROUNDS 4
 
 /* An untouched window older than this many reads is a stream's that
@@ -277,7 +278,7 @@ read_ahead_serve (struct read_ahead *ra, void *buf, uint64_t count,
 {
   const uint64_t end = off + count;
   struct read_ahead_window *w;
-  uint64_t p, n, gen;
+  uint64_t p, n, gen, deep_until;
   bool stream, ok;
 
   /* A request as large as a window keeps the members busy itself. */
@@ -298,9 +299,9 @@ read_ahead_serve (struct read_ahead *ra, void *buf, uint64_t count,
    * a time (a RAID1 window is one command to one copy: over a 2 ms
    * link, 16 reads of 1M in flight moved 1600 MB/s by themselves,
    * 490-1100 through windows). */
-  if (reading - count >= ra->ahead_bytes &&
-      ra->tick + DEEP_ROUNDS * (reading / count) > ra->deep_until)
-    ra->deep_until = ra->tick + DEEP_ROUNDS * (reading / count);
+  deep_until = ra->tick + DEEP_ROUNDS * (reading / count);
+  if (reading - count >= ra->ahead_bytes && deep_until > ra->deep_until)
+    ra->deep_until = deep_until;
   stream = continues_stream (ra, off, end) && ra->tick >= ra->deep_until;
   if (stream)
     queue_windows (ra, off, end, min64 (size, end + ra->ahead_bytes), size);
